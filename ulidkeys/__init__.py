@@ -1,0 +1,22 @@
+"""ulidkeys: time-sortable keys (ULID first) for Amazon S3 and DynamoDB.
+
+The core (``ULID``, ``new``, ``batch``, ``Monotonic``) uses the standard library only; the AWS
+parts live in ``ulidkeys.s3`` and ``ulidkeys.dynamodb`` and need ``boto3``.
+"""
+
+from ulidkeys import errors
+from ulidkeys.timewindow import TimeWindow
+from ulidkeys.ulid import MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
+
+__all__ = [
+    "MAX_ULID",
+    "MIN_ULID",
+    "ULID",
+    "Monotonic",
+    "TimeWindow",
+    "batch",
+    "errors",
+    "monotonic",
+    "new",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,53 @@
+"""Exceptions raised by ulidkeys.
+
+Every error derives from :class:`UlidkeysError`, so one ``except`` catches them all. Bad
+values are also :class:`ValueError` (bad types :class:`TypeError`), and each message names the
+offending input and the rule it broke.
+"""
+
+from __future__ import annotations
+
+
+class UlidkeysError(Exception):
+    """Base class of every exception raised by ulidkeys."""
+
+
+class InvalidValue(UlidkeysError, ValueError):
+    """A value was of the right type but broke a rule (format, range, ...)."""
+
+
+class InvalidType(UlidkeysError, TypeError):
+    """A value was of a type the function does not accept."""
+
+
+class InvalidULID(InvalidValue):
+    """Text, bytes or an integer that is not a valid ULID."""
+
+
+class InvalidTime(InvalidValue):
+    """A time input that cannot be turned into epoch milliseconds."""
+
+
+class NaiveDatetime(InvalidTime):
+    """A ``datetime`` without a timezone: ulidkeys never guesses local time."""
+
+
+class TimeOutOfRange(InvalidTime):
+    """A time before the Unix epoch or past the 48-bit millisecond limit of a ULID."""
+
+
+class InvalidWindow(InvalidValue):
+    """A time window whose ends are inconsistent (for example ``since`` after ``until``)."""
+
+
+class MonotonicOverflow(UlidkeysError, OverflowError):
+    """A monotonic generator used up all 2**80 values of one millisecond.
+
+    The ULID spec says generation must fail rather than wrap around, which would break order.
+    """
+
+
+def describe(value: object, limit: int = 80) -> str:
+    """Render an offending input for an error message, shortened if very long."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,96 @@
+"""Time windows: "since/until" inputs -> a half-open millisecond window -> ULID key bounds.
+
+Pure functions, no I/O: the S3 and DynamoDB planners call these. A window is always
+``start_ms <= t < end_ms`` in integer milliseconds, so adjacent windows partition time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ulidkeys import base32
+from ulidkeys.errors import InvalidWindow
+from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
+from ulidkeys.ulid import ULID
+
+_ZEROS = "0" * base32.RANDOM_LENGTH
+_ONES = "Z" * base32.RANDOM_LENGTH
+
+
+@dataclass(frozen=True, init=False)
+class TimeWindow:
+    """The half-open window ``start_ms <= t < end_ms`` (Unix epoch milliseconds).
+
+    ``since`` and ``until`` each take an aware datetime, epoch ms, ISO-8601 text, ``"now"``
+    or a ``timedelta`` meaning "that long before now"; ``until`` defaults to now. Both ends are
+    floored to the millisecond, the same way, so ``[a, b)`` and ``[b, c)`` never share or drop
+    a millisecond. ``since == until`` is a valid, empty window.
+    """
+
+    start_ms: int
+    end_ms: int
+
+    def __init__(self, since: TimeInput, until: TimeInput | None = None) -> None:
+        reference = now_ms()  # one clock reading for both ends
+        start = to_ms(since, "since", now=reference)
+        end = reference if until is None else to_ms(until, "until", now=reference)
+        if start > end:
+            raise InvalidWindow(
+                f"since={format_ms(start)} is after until={format_ms(end)}; a window needs "
+                "since <= until"
+            )
+        object.__setattr__(self, "start_ms", start)
+        object.__setattr__(self, "end_ms", end)
+
+    @classmethod
+    def from_ms(cls, start_ms: int, end_ms: int) -> TimeWindow:
+        """The window ``[start_ms, end_ms)`` from two epoch-millisecond ints."""
+        return cls(start_ms, end_ms)
+
+    @property
+    def is_empty(self) -> bool:
+        """True when the window selects no millisecond at all."""
+        return self.start_ms >= self.end_ms
+
+    @property
+    def duration_ms(self) -> int:
+        return self.end_ms - self.start_ms
+
+    def __contains__(self, item: int | ULID | str) -> bool:
+        """Whether a millisecond, a ULID or ULID text has its time in the window."""
+        if isinstance(item, int):
+            ms = item
+        else:
+            ms = (item if isinstance(item, ULID) else ULID.parse(item)).timestamp_ms
+        return self.start_ms <= ms < self.end_ms
+
+    def bounds(self, prefix: str = "") -> tuple[str, str]:
+        """``(lo, hi)`` with ``lo <= key < hi`` exactly for keys ``prefix + ULID + anything``.
+
+        ``lo`` is the smallest ULID of ``start_ms`` and ``hi`` the smallest of ``end_ms``; both
+        are prefixed by ``prefix``. Any suffix after the ULID (``.jpg``, ``#Comment#...``) keeps
+        the comparison exact, because the ULIDs already differ within their 26 characters.
+        """
+        return (
+            prefix + base32.encode_time(self.start_ms) + _ZEROS,
+            prefix + base32.encode_time(self.end_ms) + _ZEROS,
+        )
+
+    def inclusive_bounds(self, prefix: str = "") -> tuple[str, str]:
+        """``(lo, hi_incl)``: the smallest ULID of ``start_ms`` and the largest of ``end_ms - 1``.
+
+        Exact for keys that end with the ULID (DynamoDB ``BETWEEN`` is inclusive). An empty
+        window has no inclusive bounds and raises InvalidWindow: check :attr:`is_empty` first.
+        """
+        if self.is_empty:
+            raise InvalidWindow(
+                f"the window {self} is empty and has no inclusive bounds; test window.is_empty "
+                "and skip the request instead"
+            )
+        return (
+            prefix + base32.encode_time(self.start_ms) + _ZEROS,
+            prefix + base32.encode_time(self.end_ms - 1) + _ONES,
+        )
+
+    def __str__(self) -> str:
+        return f"[{format_ms(self.start_ms)}, {format_ms(self.end_ms)})"

@@ -1,0 +1,368 @@
+"""ULIDs: the immutable ``ULID`` value, and fast generation (plain, batch, monotonic).
+
+Imports the standard library only. Randomness comes from ``os.urandom`` (the OS CSPRNG), read
+in blocks and handed out 80 bits per id; the buffer is dropped in a forked child, so parent and
+child never share random bits.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any, Final
+
+from ulidkeys import base32
+from ulidkeys.errors import InvalidType, InvalidULID, MonotonicOverflow, describe
+from ulidkeys.timeinput import TimeInput, check_ms, ms_to_datetime, now_ms, to_ms
+
+#: The largest valid ULID (all 128 bits set).
+MAX_ULID: Final = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+#: The smallest valid ULID.
+MIN_ULID: Final = "00000000000000000000000000"
+
+_MAX_RANDOM = (1 << 80) - 1
+_MAX_VALUE = (1 << 128) - 1
+_TAILS_PER_REFILL = 2048  # 32 KiB of CSPRNG output per refill
+
+# --- the shared random-tail buffer ---------------------------------------------------------
+# A list iterator hands out each tail exactly once even across threads: next() on it is a
+# single C call under the GIL. Refills replace the iterator; a tail is never handed out twice.
+_tails: Iterator[str] = iter(())
+
+
+def _refill() -> str:
+    global _tails
+    fresh = base32.random_tails(_TAILS_PER_REFILL)
+    first = fresh.pop()
+    _tails = iter(fresh)
+    return first
+
+
+def _next_tail() -> str:
+    """16 characters holding 80 fresh random bits."""
+    tail = next(_tails, None)
+    return _refill() if tail is None else tail
+
+
+# --- the time-prefix cache: one (ms, text) tuple so readers never see a torn pair ----------
+_prefix_cache: tuple[int, str] = (-1, "")
+
+
+def _time_prefix(ms: int) -> str:
+    global _prefix_cache
+    text = base32.encode_time(ms)
+    _prefix_cache = (ms, text)
+    return text
+
+
+def new() -> str:
+    """A fresh ULID string for the current millisecond: the fastest way to name a thing."""
+    ms = time.time_ns() // 1_000_000
+    cached_ms, prefix = _prefix_cache
+    if ms != cached_ms:
+        prefix = _time_prefix(ms)
+    tail = next(_tails, None)
+    return prefix + (_refill() if tail is None else tail)
+
+
+def batch(n: int, monotonic: bool = False) -> list[str]:
+    """``n`` fresh ULID strings of the current millisecond.
+
+    By default every id has its own 80 random bits, so none can be guessed from another (names
+    of uploads must not be enumerable); like UUIDv4s they are distinct with overwhelming
+    probability (a collision in a batch of a million is less likely than 1 in 10**12). With
+    ``monotonic=True`` the result is a strictly increasing run from the process-wide
+    monotonic generator instead (spec monotonic mode: each id is the previous + 1).
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise InvalidType(f"n={n!r} must be an int")
+    if n < 0:
+        raise InvalidULID(f"n={n!r}: a batch size cannot be negative")
+    if monotonic:
+        return _default_monotonic.batch(n)
+    return base32.random_tails(n, base32.encode_time(now_ms()))
+
+
+# --- the value type -----------------------------------------------------------------------
+
+
+class ULID:
+    """An immutable, hashable, totally ordered ULID.
+
+    Stored as its canonical (uppercase) 26-character text, which orders exactly like the
+    128-bit value. Construct with :meth:`new`, :meth:`parse` (or ``ULID(text)``),
+    :meth:`from_bytes`, :meth:`from_int`, :meth:`from_uuid`, :meth:`min_for`, :meth:`max_for`.
+    """
+
+    __slots__ = ("_str",)
+    _str: str
+
+    def __init__(self, text: str | ULID) -> None:
+        object.__setattr__(self, "_str", text._str if isinstance(text, ULID) else _canonical(text))
+
+    @classmethod
+    def _trusted(cls, text: str) -> ULID:
+        """Wrap text already known to be canonical (internal fast path)."""
+        instance = object.__new__(cls)
+        object.__setattr__(instance, "_str", text)
+        return instance
+
+    # constructors ------------------------------------------------------------------------
+    @classmethod
+    def new(cls, at: TimeInput | None = None) -> ULID:
+        """A fresh ULID for now, or for the time ``at`` (aware datetime, epoch ms, ISO text)."""
+        if at is None:
+            return cls._trusted(new())
+        return cls._trusted(base32.encode_time(to_ms(at, "at")) + _next_tail())
+
+    @classmethod
+    def parse(cls, text: str) -> ULID:
+        """Parse 26 characters of Crockford base32 (case-insensitive; stored uppercase)."""
+        return cls._trusted(_canonical(text))
+
+    @classmethod
+    def from_bytes(cls, data: bytes | bytearray | memoryview) -> ULID:
+        """The ULID of 16 big-endian bytes."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidType(f"data={describe(data)} must be bytes, not {type(data).__name__}")
+        if len(data) != 16:
+            raise InvalidULID(
+                f"{describe(bytes(data))} is not a valid ULID: expected 16 bytes, got {len(data)}"
+            )
+        return cls._trusted(base32.encode_ulid(int.from_bytes(data, "big")))
+
+    @classmethod
+    def from_int(cls, value: int) -> ULID:
+        """The ULID of a 128-bit unsigned integer."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidType(f"value={describe(value)} must be an int, not {type(value).__name__}")
+        if not 0 <= value <= _MAX_VALUE:
+            raise InvalidULID(
+                f"{value!r} is not a valid ULID: the integer must be in 0 .. 2**128 - 1"
+            )
+        return cls._trusted(base32.encode_ulid(value))
+
+    @classmethod
+    def from_uuid(cls, value: uuid.UUID) -> ULID:
+        """The ULID with the same 128 bits as a UUID (the usual way to store ULIDs as UUIDs)."""
+        if not isinstance(value, uuid.UUID):
+            raise InvalidType(f"value={describe(value)} must be a uuid.UUID")
+        return cls._trusted(base32.encode_ulid(value.int))
+
+    @classmethod
+    def min_for(cls, at: TimeInput) -> ULID:
+        """The smallest ULID of the millisecond ``at`` (random part all zeros)."""
+        return cls._trusted(base32.encode_time(to_ms(at, "at")) + "0" * 16)
+
+    @classmethod
+    def max_for(cls, at: TimeInput) -> ULID:
+        """The largest ULID of the millisecond ``at`` (random part all ones)."""
+        return cls._trusted(base32.encode_time(to_ms(at, "at")) + "Z" * 16)
+
+    # conversions -------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return self._str
+
+    def __repr__(self) -> str:
+        return f"ULID('{self._str}')"
+
+    def __int__(self) -> int:
+        return base32.decode(self._str)
+
+    def __bytes__(self) -> bytes:
+        return self.bytes
+
+    @property
+    def int(self) -> builtins.int:
+        """The 128-bit value."""
+        return base32.decode(self._str)
+
+    @property
+    def bytes(self) -> builtins.bytes:
+        """The 16 big-endian bytes."""
+        return base32.decode(self._str).to_bytes(16, "big")
+
+    @property
+    def uuid(self) -> uuid.UUID:
+        """The same 128 bits as a ``uuid.UUID`` (not a v4/v7 UUID: no version bits are set)."""
+        return uuid.UUID(int=base32.decode(self._str))
+
+    @property
+    def hex(self) -> str:
+        """32 lowercase hex digits of the value."""
+        return f"{base32.decode(self._str):032x}"
+
+    @property
+    def timestamp_ms(self) -> builtins.int:
+        """The Unix time in milliseconds held in the first 10 characters."""
+        return base32.decode(self._str[:10])
+
+    @property
+    def datetime(self) -> datetime:
+        """The time as an aware UTC datetime."""
+        return ms_to_datetime(self.timestamp_ms)
+
+    @property
+    def randomness(self) -> builtins.int:
+        """The 80-bit random part as an integer."""
+        return base32.decode(self._str[10:])
+
+    # value semantics ---------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ULID is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("ULID is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ULID, (self._str,))
+
+    def __hash__(self) -> builtins.int:
+        return hash(self._str)
+
+    def __eq__(self, other: object) -> bool:
+        return self._str == other._str if isinstance(other, ULID) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return self._str != other._str if isinstance(other, ULID) else NotImplemented
+
+    def __lt__(self, other: ULID) -> bool:
+        return self._str < other._str if isinstance(other, ULID) else NotImplemented
+
+    def __le__(self, other: ULID) -> bool:
+        return self._str <= other._str if isinstance(other, ULID) else NotImplemented
+
+    def __gt__(self, other: ULID) -> bool:
+        return self._str > other._str if isinstance(other, ULID) else NotImplemented
+
+    def __ge__(self, other: ULID) -> bool:
+        return self._str >= other._str if isinstance(other, ULID) else NotImplemented
+
+
+def _canonical(text: object) -> str:
+    """Validate ULID text and return its uppercase form; raise InvalidULID naming the rule."""
+    if not isinstance(text, str):
+        raise InvalidType(
+            f"{describe(text)} has type {type(text).__name__}; a ULID is parsed from str "
+            "(use ULID.from_bytes / from_int / from_uuid for other forms)"
+        )
+    if len(text) != 26:
+        raise InvalidULID(
+            f"{describe(text)} is not a valid ULID: expected 26 characters, got {len(text)}"
+        )
+    if base32.decode(text) > _MAX_VALUE:
+        raise InvalidULID(
+            f"{describe(text)} is not a valid ULID: it exceeds the largest ULID {MAX_ULID} "
+            "(the first character must be 0-7)"
+        )
+    return text.upper()
+
+
+def parse_str(text: str) -> str:
+    """Validate ULID text and return its canonical uppercase string."""
+    return _canonical(text)
+
+
+# --- monotonic generation -----------------------------------------------------------------
+
+_monotonic_instances: weakref.WeakSet[Monotonic] = weakref.WeakSet()
+
+
+class Monotonic:
+    """A thread-safe monotonic ULID generator (the ULID spec's monotonic mode).
+
+    Within one millisecond each id is the previous one + 1 in the random part, so ids from one
+    generator strictly increase. If the clock goes backwards the generator keeps the later
+    millisecond and keeps incrementing, so order holds. When the 80-bit random part would
+    overflow inside one millisecond it raises :class:`MonotonicOverflow` (spec behaviour)
+    rather than wrap. In a forked child the generator starts over from fresh random bits, so
+    child and parent never issue the same id.
+
+    ``after`` resumes after a known id (for example the last one persisted); ``clock`` is a
+    function returning epoch milliseconds (tests use it to freeze time).
+    """
+
+    def __init__(
+        self, after: str | ULID | None = None, clock: Callable[[], int] | None = None
+    ) -> None:
+        self._lock = threading.Lock()
+        self._clock = clock or now_ms
+        self._reset()
+        if after is not None:
+            last = after._str if isinstance(after, ULID) else _canonical(after)
+            self._ms = base32.decode(last[:10])
+            self._random = base32.decode(last[10:])
+            self._head = last[:24]
+        _monotonic_instances.add(self)
+
+    def _reset(self) -> None:
+        self._ms = -1  # millisecond of the last id issued
+        self._random = 0  # 80-bit random part of the last id issued
+        self._head = ""  # its first 24 characters (time + 14 random)
+
+    def _after_fork(self) -> None:
+        self._lock = threading.Lock()  # another thread may have held it at fork time
+        self._reset()
+
+    def _next(self) -> str:
+        ms = self._clock()
+        if ms > self._ms:
+            check_ms(ms, "clock()")
+            text = base32.encode_time(ms) + _next_tail()
+            self._ms = ms
+            self._random = base32.decode(text[10:])
+            self._head = text[:24]
+            return text
+        random = self._random + 1
+        if random > _MAX_RANDOM:
+            raise MonotonicOverflow(
+                f"monotonic ULID overflow: all 2**80 random values of millisecond {self._ms} "
+                "are used; wait for the next millisecond or use ulidkeys.new()"
+            )
+        self._random = random
+        if random & 0x3FF:
+            return self._head + base32.encode_pair(random)
+        text = base32.encode_time(self._ms) + base32.encode_random(random)
+        self._head = text[:24]
+        return text
+
+    def __call__(self) -> str:
+        """The next id as a string."""
+        with self._lock:
+            return self._next()
+
+    def ulid(self) -> ULID:
+        """The next id as a :class:`ULID`."""
+        return ULID._trusted(self())
+
+    def batch(self, n: int) -> list[str]:
+        """``n`` strictly increasing ids, made under one lock hold so no other call interleaves."""
+        with self._lock:
+            step = self._next
+            return [step() for _ in range(n)]
+
+
+_default_monotonic = Monotonic()
+
+
+def monotonic() -> str:
+    """The next id of the process-wide monotonic generator."""
+    return _default_monotonic()
+
+
+def _after_fork_in_child() -> None:
+    global _tails, _prefix_cache
+    _tails = iter(())
+    _prefix_cache = (-1, "")
+    for generator in list(_monotonic_instances):
+        generator._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
