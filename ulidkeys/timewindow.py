@@ -6,6 +6,7 @@ Pure functions, no I/O: the S3 and DynamoDB planners call these. A window is alw
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ulidkeys import base32
@@ -91,6 +92,16 @@ class TimeWindow:
             prefix + base32.encode_time(self.start_ms) + _ZEROS,
             prefix + base32.encode_time(self.end_ms - 1) + _ONES,
         )
+
+    def common_prefix(self) -> str:
+        """The longest ULID prefix (0-10 characters) shared by every ULID in the window.
+
+        Sent as ``Prefix`` it narrows a listing without losing a key of the window. An empty
+        window returns its start's 10 time characters (it selects nothing anyway).
+        """
+        first = base32.encode_time(self.start_ms)
+        last = base32.encode_time(max(self.start_ms, self.end_ms - 1))
+        return os.path.commonprefix([first, last])
 
     def __str__(self) -> str:
         return f"[{format_ms(self.start_ms)}, {format_ms(self.end_ms)})"
