@@ -6,7 +6,6 @@ Pure functions, no I/O: the S3 and DynamoDB planners call these. A window is alw
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from ulidkeys import base32
@@ -101,7 +100,10 @@ class TimeWindow:
         """
         first = base32.encode_time(self.start_ms)
         last = base32.encode_time(max(self.start_ms, self.end_ms - 1))
-        return os.path.commonprefix([first, last])
+        shared = 0
+        while shared < len(first) and first[shared] == last[shared]:
+            shared += 1
+        return first[:shared]
 
     def __str__(self) -> str:
         return f"[{format_ms(self.start_ms)}, {format_ms(self.end_ms)})"
