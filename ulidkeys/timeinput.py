@@ -109,11 +109,22 @@ def to_ms(value: TimeInput, name: str = "time", *, now: int | None = None) -> in
     )
 
 
+#: The last millisecond a Python datetime can hold (9999-12-31T23:59:59.999Z); ULIDs go further.
+MAX_DATETIME_MS = 253_402_300_799_999
+
+
 def ms_to_datetime(ms: int) -> datetime:
     """The aware UTC datetime of an epoch millisecond."""
+    if ms > MAX_DATETIME_MS:
+        raise TimeOutOfRange(
+            f"ms={ms!r} is after 9999-12-31, the last day a Python datetime can hold; "
+            "use the epoch milliseconds instead"
+        )
     return _EPOCH + timedelta(milliseconds=ms)
 
 
 def format_ms(ms: int) -> str:
     """ISO-8601 text of an epoch millisecond, e.g. ``2024-05-17T09:00:00.000Z``."""
+    if not 0 <= ms <= MAX_DATETIME_MS:
+        return f"{ms} ms since the epoch"
     return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
