@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -30,7 +31,7 @@ def test_batch_ids_are_distinct_and_independent() -> None:
     assert all(len(i) == 26 and str(ULID.parse(i)) == i for i in ids)
     # Independent random parts: consecutive ids are not +1 of each other (not enumerable).
     randoms = [ULID.parse(i).randomness for i in ids[:1000]]
-    assert sum(1 for a, b in zip(randoms, randoms[1:]) if b == a + 1) == 0
+    assert sum(1 for a, b in pairwise(randoms) if b == a + 1) == 0
 
 
 def test_random_characters_are_uniform() -> None:
@@ -54,7 +55,7 @@ def test_monotonic_batch_is_a_plus_one_run() -> None:
     ids = ulidkeys.batch(5000, monotonic=True)
     assert ids == sorted(ids) and len(set(ids)) == 5000
     parsed = [ULID.parse(i) for i in ids]
-    for a, b in zip(parsed, parsed[1:]):
+    for a, b in pairwise(parsed):
         if a.timestamp_ms == b.timestamp_ms:
             assert b.randomness == a.randomness + 1
 
@@ -84,7 +85,7 @@ def test_monotonic_threads_strictly_increasing_and_distinct() -> None:
     for t in threads:
         t.join()
     for out in results:
-        assert all(a < b for a, b in zip(out, out[1:])), "strictly increasing per thread"
+        assert all(a < b for a, b in pairwise(out)), "strictly increasing per thread"
     everything = [i for out in results for i in out]
     assert len(set(everything)) == 8 * per_thread
 
