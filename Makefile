@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-$(VENV)/.installed-aws: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[aws]'
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[demo]'
 	touch $@
 
 test: $(STAMP)
@@ -23,10 +23,11 @@ test: $(STAMP)
 	$(BIN)/mypy ulidkeys
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
-demo: $(VENV)/.installed-aws
+demo: $(VENV)/.installed-demo
 	$(BIN)/ulidkeys demo
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	$(BIN)/python benchmarks/generate.py
 
 clean:

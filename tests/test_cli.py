@@ -1,0 +1,57 @@
+"""The command line: each sub-command prints what the library returns, errors exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ulidkeys import ULID
+from ulidkeys.cli import main
+
+
+def test_new_prints_valid_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "-n", "3", "--monotonic"]) == 0
+    ids = capsys.readouterr().out.split()
+    assert len(ids) == 3 and ids == sorted(ids)
+    assert all(str(ULID.parse(i)) == i for i in ids)
+
+
+def test_new_at_a_given_time(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "--at", "1715936400123"]) == 0
+    assert ULID.parse(capsys.readouterr().out.strip()).timestamp_ms == 1715936400123
+
+
+def test_inspect_json(capsys: pytest.CaptureFixture[str]) -> None:
+    text = str(ULID.min_for(1715936400123))
+    assert main(["inspect", text.lower(), "--json"]) == 0
+    fields = json.loads(capsys.readouterr().out)
+    assert fields["ulid"] == text
+    assert fields["time"] == "2024-05-17T09:00:00.123Z"
+    assert fields["timestamp_ms"] == 1715936400123
+    assert fields["randomness"] == "0" * 20
+
+
+def test_inspect_bad_id_exits_2_with_the_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "01HX5Q3T8R6K2M9N4P7W1Y3ZBU"]) == 2
+    err = capsys.readouterr().err
+    assert "01HX5Q3T8R6K2M9N4P7W1Y3ZBU" in err and "'U' at position 25" in err
+
+
+def test_range_prints_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["range", "--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
+    assert main([*argv, "--prefix", "uploads/"]) == 0
+    out = capsys.readouterr().out
+    assert "uploads/01HY2WF4M00000000000000000" in out
+    assert "uploads/01HY2ZX0800000000000000000" in out
+
+
+def test_range_rejects_inverted_window(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["range", "--since", "2024-05-17T10:00:00Z", "--until", "2024-05-17T09:00:00Z"]
+    assert main(argv) == 2
+    assert "is after until" in capsys.readouterr().err
+
+
+def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    assert "monotonic" in capsys.readouterr().out

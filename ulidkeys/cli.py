@@ -1,0 +1,120 @@
+"""The ``ulidkeys`` command line: make ids, inspect them, and turn time windows into key bounds.
+
+Each sub-command is a thin wrapper over the library, so what it prints is what the API returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import ulidkeys
+from ulidkeys.errors import UlidkeysError
+from ulidkeys.timeinput import format_ms
+from ulidkeys.timewindow import TimeWindow
+from ulidkeys.ulid import ULID
+
+
+def _cmd_new(args: argparse.Namespace) -> int:
+    if args.at is not None:
+        ids = [str(ULID.new(at=args.at)) for _ in range(args.count)]
+    else:
+        ids = ulidkeys.batch(args.count, monotonic=args.monotonic)
+    print("\n".join(ids))
+    return 0
+
+
+def describe_ulid(text: str) -> dict[str, object]:
+    """Every form of one ULID, as the ``inspect`` command prints it."""
+    u = ULID.parse(text)
+    return {
+        "ulid": str(u),
+        "timestamp_ms": u.timestamp_ms,
+        "time": format_ms(u.timestamp_ms),
+        "randomness": f"{u.randomness:020x}",
+        "int": int(u),
+        "hex": u.hex,
+        "uuid": str(u.uuid),
+    }
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    described = [describe_ulid(text) for text in args.ids]
+    if args.json:
+        print(json.dumps(described if len(described) > 1 else described[0], indent=2))
+        return 0
+    for index, fields in enumerate(described):
+        if index:
+            print()
+        width = max(len(name) for name in fields)
+        for name, value in fields.items():
+            print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def _cmd_range(args: argparse.Namespace) -> int:
+    window = TimeWindow(args.since, args.until)
+    lo, hi = window.bounds(args.prefix)
+    print(f"window      {window}")
+    print(f"lower (>=)  {lo}")
+    print(f"upper (<)   {hi}")
+    print(f"prefix      {args.prefix}{window.common_prefix()}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ulidkeys", description="Time-sortable keys (ULID) for S3 and DynamoDB."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    new = commands.add_parser("new", help="print fresh ULIDs")
+    new.add_argument("-n", "--count", type=int, default=1, help="how many (default 1)")
+    new.add_argument("--monotonic", action="store_true", help="a strictly increasing run")
+    new.add_argument("--at", help="a time instead of now (ISO-8601 with offset, or epoch ms)")
+    new.set_defaults(handler=_cmd_new)
+
+    inspect = commands.add_parser("inspect", help="show the time and other forms of ULIDs")
+    inspect.add_argument("ids", nargs="+", metavar="ULID")
+    inspect.add_argument("--json", action="store_true", help="print JSON")
+    inspect.set_defaults(handler=_cmd_inspect)
+
+    window = commands.add_parser("range", help="key bounds of a time window")
+    window.add_argument("--since", required=True, help="ISO-8601, epoch ms, or 'now'")
+    window.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
+    window.add_argument("--prefix", default="", help="key prefix before the ULID")
+    window.set_defaults(handler=_cmd_range)
+
+    demo = commands.add_parser("demo", help="a tour of the library")
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from ulidkeys.demo import run_demo
+
+    return run_demo()
+
+
+def _time_arg(value: str | None) -> str | int | None:
+    """Epoch milliseconds arrive from the shell as digits: pass them on as an int."""
+    return int(value) if value is not None and value.isdigit() else value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for name in ("at", "since", "until"):
+        if hasattr(args, name):
+            setattr(args, name, _time_arg(getattr(args, name)))
+    try:
+        return int(args.handler(args))
+    except UlidkeysError as error:
+        print(f"ulidkeys {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
