@@ -19,7 +19,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks
+	$(BIN)/ruff check ulidkeys tests benchmarks tools
 	$(BIN)/mypy ulidkeys
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
