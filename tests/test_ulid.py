@@ -181,3 +181,14 @@ def test_wrong_types_raise_type_errors(call: object, arg: object) -> None:
 def test_uuid_conversion_is_bitwise() -> None:
     u = uuid.UUID("0190b0ae-7fa3-7000-8000-0123456789ab")
     assert ULID.from_uuid(u).uuid == u
+
+
+@given(st.text(min_size=0, max_size=30) | st.text(alphabet=ALPHABET + "ilouILOU-_ ", max_size=28))
+def test_arbitrary_text_parses_or_raises_invalid_ulid(text: str) -> None:
+    try:
+        parsed = ULID.parse(text)
+    except errors.InvalidULID as error:
+        assert repr(text)[:40] in str(error) or len(repr(text)) > 80
+        return
+    assert str(parsed) == text.upper() and len(text) == 26
+    assert reference.ULID.from_str(text.upper()).bytes == parsed.bytes
