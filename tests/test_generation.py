@@ -126,9 +126,11 @@ def test_forked_child_never_continues_the_parents_sequence() -> None:
     if pid == 0:  # child
         try:
             os.close(read_end)
-            child_ids = [gen() for _ in range(500)] + ulidkeys.batch(10) + [
-                ulidkeys.new() for _ in range(500)
-            ]
+            child_ids = (
+                [gen() for _ in range(500)]
+                + ulidkeys.batch(10)
+                + [ulidkeys.new() for _ in range(500)]
+            )
             os.write(write_end, "\n".join(child_ids).encode())
         finally:
             os._exit(0)

@@ -20,7 +20,11 @@ class InvalidType(UlidkeysError, TypeError):
     """A value was of a type the function does not accept."""
 
 
-class InvalidULID(InvalidValue):
+class InvalidId(InvalidValue):
+    """Text or a number that is not a valid id of its scheme (ULID, UUIDv7, KSUID, ...)."""
+
+
+class InvalidULID(InvalidId):
     """Text, bytes or an integer that is not a valid ULID."""
 
 
