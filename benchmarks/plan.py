@@ -58,7 +58,7 @@ def main() -> None:
         print(
             f"| {name} | {micros(lambda a=since, b=until: TimeWindow(a, b)):.2f} | "  # type: ignore[misc]
             f"{micros(window.bounds):.2f} | {micros(window.inclusive_bounds):.2f} | "
-            f"{micros(window.prefix_cover):.1f} | {len(exact)} | `{window.common_prefix()}` |"
+            f"{micros(window.prefix_cover):.1f} | {len(exact)} | `{window.common_prefix()!r}` |"
         )
     print("\nBudgeted covers (`prefix_cover(max_prefixes=k)`): prefixes used, extra time as a "
           "ratio of the window, µs per call\n")
@@ -69,7 +69,8 @@ def main() -> None:
         for k in BUDGETS:
             cover = window.prefix_cover(max_prefixes=k)
             took = micros(lambda k=k, w=window: w.prefix_cover(max_prefixes=k))  # type: ignore[misc]
-            cells.append(f"{len(cover)} prefixes, +{cover.ratio:.3g}x, {took:.0f} µs")
+            noun = "prefix" if len(cover) == 1 else "prefixes"
+            cells.append(f"{len(cover)} {noun}, +{cover.ratio:.3g}x, {took:.0f} µs")
         print(f"| {name} | " + " | ".join(cells) + " |")
     print("\nResolution: one step of each time character\n")
     print("| character | step (ms) | step | values |")

@@ -6,6 +6,7 @@ i.e. the times from ``prefix + "000..."`` to ``prefix + "ZZZ..."``, clipped to v
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 
 import pytest
@@ -133,6 +134,7 @@ def test_exact_cover_is_exact_and_minimal_against_brute_force(window: tuple[int,
 def test_exact_cover_is_exact_for_any_window(window: tuple[int, int]) -> None:
     start, end = window
     prefixes = exact_prefixes(start, end)
+    assert len(prefixes) <= 9 * 31 * 2 + 6  # the documented worst case
     if start < end:
         assert_disjoint_cover(prefixes, start, end)
         # Maximal: no prefix's parent fits in the window, so no two siblings could merge.
@@ -201,6 +203,10 @@ def test_cover_is_a_sequence_of_prefixes() -> None:
     assert len(result) == 3 and result[0] == "000000000Y" and result[1:] == result.prefixes[1:]
     assert list(result) == ["000000000Y", "000000000Z", "0000000010"]
     assert "extra_ms=0" in repr(result)
+    assert result == TimeWindow.from_ms(30, 33).prefix_cover() and result != ["000000000Y"]
+    assert hash(result) == hash(TimeWindow.from_ms(30, 33).prefix_cover())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.prefixes = ()  # type: ignore[misc]
 
 
 # --- prefix blocks, the enclosing prefix and the resolution table --------------------------

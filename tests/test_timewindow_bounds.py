@@ -112,6 +112,7 @@ def test_windows_known_by_hand() -> None:
     ]
     assert TimeWindow.from_ms(0, END_OF_TIME_MS).prefix_cover() == [""]
     assert TimeWindow.from_ms(0, END_OF_TIME_MS - 1).prefix_cover()[:7] == tuple("0123456")
+    assert len(TimeWindow.from_ms(1, END_OF_TIME_MS - 1).prefix_cover()) == 564  # worst case
     assert TimeWindow.from_ms(3 << 45, 5 << 45).prefix_cover() == ["3", "4"]
     assert TimeWindow.from_ms(1 << 40, 2 << 40).prefix_cover() == ["01"]
 

@@ -120,31 +120,23 @@ def exact_prefixes(start_ms: int, end_ms: int) -> list[str]:
 # --- budgeted covers ----------------------------------------------------------------------
 
 
+@dataclass(frozen=True, eq=False)
 class PrefixCover(Sequence[str]):
     """Prefixes covering a window, with what they cover beyond it.
 
     Behaves as the sorted sequence of prefixes (``list(cover)``, ``len(cover)``,
-    ``cover[0]``). The prefixes together select the milliseconds
-    ``[covered_start_ms, covered_end_ms)``, a superset of the window ``[start_ms, end_ms)``;
-    ``extra_ms`` is how much more that is and ``ratio`` is ``extra_ms / window length``.
-    Filter keys by :meth:`TimeWindow.bounds` when ``extra_ms`` is not 0.
+    ``cover[0]``, equal to a list of the same prefixes). The prefixes together select the
+    milliseconds ``[covered_start_ms, covered_end_ms)``, a superset of the window
+    ``[start_ms, end_ms)``; ``extra_ms`` is how much more that is and ``ratio`` is
+    ``extra_ms / window length``. Filter keys by :meth:`TimeWindow.bounds` when ``extra_ms``
+    is not 0.
     """
 
-    __slots__ = ("covered_end_ms", "covered_start_ms", "end_ms", "prefixes", "start_ms")
-
-    def __init__(
-        self,
-        prefixes: Sequence[str],
-        start_ms: int,
-        end_ms: int,
-        covered_start_ms: int,
-        covered_end_ms: int,
-    ) -> None:
-        self.prefixes: tuple[str, ...] = tuple(prefixes)
-        self.start_ms = start_ms
-        self.end_ms = end_ms
-        self.covered_start_ms = covered_start_ms
-        self.covered_end_ms = covered_end_ms
+    prefixes: tuple[str, ...]
+    start_ms: int
+    end_ms: int
+    covered_start_ms: int
+    covered_end_ms: int
 
     @property
     def extra_ms(self) -> int:
@@ -179,16 +171,17 @@ class PrefixCover(Sequence[str]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PrefixCover):
             return self._key() == other._key()
-        if isinstance(other, (list, tuple)):
-            return list(self.prefixes) == list(other)
+        if isinstance(other, list):
+            return list(self.prefixes) == other
         return NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._key())
 
     def _key(self) -> tuple[object, ...]:
-        return (self.prefixes, self.start_ms, self.end_ms, self.covered_start_ms,
-                self.covered_end_ms)
+        return (
+            self.prefixes, self.start_ms, self.end_ms, self.covered_start_ms, self.covered_end_ms
+        )
 
     def __repr__(self) -> str:
         return (
@@ -221,7 +214,7 @@ def cover(start_ms: int, end_ms: int, max_prefixes: int | None = None) -> Prefix
     low, high = start_ms, end_ms
     if max_prefixes is not None and exact_count(start_ms, end_ms) > max_prefixes:
         low, high = _least_extra(start_ms, end_ms, max_prefixes)
-    return PrefixCover(exact_prefixes(low, high), start_ms, end_ms, low, high)
+    return PrefixCover(tuple(exact_prefixes(low, high)), start_ms, end_ms, low, high)
 
 
 def _least_extra(start: int, end: int, budget: int) -> tuple[int, int]:
