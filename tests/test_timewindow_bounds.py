@@ -48,13 +48,21 @@ def probes(draw: st.DrawFn, window: TimeWindow) -> str:
     return str(ULID.from_int((ms << 80) | randomness))
 
 
+def edge_ulids(window: TimeWindow) -> list[str]:
+    """The smallest and largest ULIDs of start - 1, start, end - 1 and end (when valid)."""
+    found = []
+    for ms in {window.start_ms - 1, window.start_ms, window.end_ms - 1, window.end_ms}:
+        if 0 <= ms <= MAX_MS:
+            found += [str(ULID.min_for(ms)), str(ULID.max_for(ms))]
+    return found
+
+
 @given(st.data())
 def test_bounds_timestamp_and_exact_cover_agree(data: st.DataObject) -> None:
     window = data.draw(windows())
     lo, hi = window.bounds()
     cover = window.prefix_cover()
-    for _ in range(12):
-        text = data.draw(probes(window))
+    for text in edge_ulids(window) + [data.draw(probes(window)) for _ in range(8)]:
         in_time = window.start_ms <= ULID.parse(text).timestamp_ms < window.end_ms
         assert (text in window) == in_time
         assert (lo <= text < hi) == in_time
@@ -76,8 +84,7 @@ def test_budgeted_cover_never_misses_and_reports_what_it_adds(
     window = data.draw(windows())
     cover = window.prefix_cover(max_prefixes=budget)
     assert len(cover) <= budget
-    for _ in range(12):
-        text = data.draw(probes(window))
+    for text in edge_ulids(window) + [data.draw(probes(window)) for _ in range(8)]:
         ms = ULID.parse(text).timestamp_ms
         selected = any(text.startswith(p) for p in cover)
         if window.start_ms <= ms < window.end_ms:

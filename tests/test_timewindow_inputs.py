@@ -145,10 +145,10 @@ def test_adjacent_windows_partition_time(
     a, b, c = points
     first = TimeWindow(_as_input(a, forms[0], offsets[0]), _as_input(b, forms[1], offsets[1]))
     second = TimeWindow(_as_input(b, forms[2], offsets[2]), _as_input(c, forms[3], offsets[3]))
-    assert first.end_ms == second.start_ms
+    assert first.end_ms == second.start_ms == b // 1000
     whole = TimeWindow.from_ms(first.start_ms, second.end_ms)
     probes = {a // 1000, b // 1000, c // 1000}
-    probes |= {p + d for p in list(probes) for d in nudges if 0 <= p + d <= MAX_MS}
+    probes |= {p + d for p in list(probes) for d in [-1, 1, *nudges] if 0 <= p + d <= MAX_MS}
     for ms in probes:
         assert (ms in first) + (ms in second) == (ms in whole)
         assert (ms in first) + (ms in second) <= 1

@@ -1,7 +1,8 @@
 """Time windows: "since/until" inputs -> a half-open millisecond window -> ULID key bounds.
 
 Pure functions, no I/O: the S3 and DynamoDB planners call these. A window is always
-``start_ms <= t < end_ms`` in integer milliseconds, so adjacent windows partition time.
+``start_ms <= t < end_ms`` in integer milliseconds, so adjacent windows partition time; its
+prefix covers come from :mod:`ulidkeys.prefixcover`.
 """
 
 from __future__ import annotations
