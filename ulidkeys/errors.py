@@ -55,3 +55,10 @@ def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- time windows and prefix covers (ulidkeys.timewindow, ulidkeys.prefixcover) ------------
+
+
+class InvalidPrefixBudget(InvalidValue):
+    """A prefix-cover budget (``max_prefixes``) below 1."""

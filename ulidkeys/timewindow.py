@@ -1,15 +1,17 @@
 """Time windows: "since/until" inputs -> a half-open millisecond window -> ULID key bounds.
 
 Pure functions, no I/O: the S3 and DynamoDB planners call these. A window is always
-``start_ms <= t < end_ms`` in integer milliseconds, so adjacent windows partition time.
+``start_ms <= t < end_ms`` in integer milliseconds, so adjacent windows partition time; its
+prefix covers come from :mod:`ulidkeys.prefixcover`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ulidkeys import base32
+from ulidkeys import base32, prefixcover
 from ulidkeys.errors import InvalidWindow
+from ulidkeys.prefixcover import END_OF_TIME_MS, PrefixBlock, PrefixCover
 from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
 from ulidkeys.ulid import ULID
 
@@ -31,12 +33,17 @@ class TimeWindow:
     end_ms: int
 
     def __init__(self, since: TimeInput, until: TimeInput | None = None) -> None:
-        reference = now_ms()  # one clock reading for both ends
-        start = to_ms(since, "since", now=reference)
-        end = reference if until is None else to_ms(until, "until", now=reference)
+        reference = now_ms()  # one clock reading for both ends, "now" and timedeltas alike
+        start = _resolve(since, "since", reference)
+        if until is None:
+            end = reference
+        elif isinstance(until, int) and not isinstance(until, bool) and until == END_OF_TIME_MS:
+            end = until  # exclusive, so one past the last ULID millisecond is a valid end
+        else:
+            end = _resolve(until, "until", reference)
         if start > end:
             raise InvalidWindow(
-                f"since={format_ms(start)} is after until={format_ms(end)}; a window needs "
+                f"since={_label(start)} is after until={_label(end)}; a window needs "
                 "since <= until"
             )
         object.__setattr__(self, "start_ms", start)
@@ -44,7 +51,10 @@ class TimeWindow:
 
     @classmethod
     def from_ms(cls, start_ms: int, end_ms: int) -> TimeWindow:
-        """The window ``[start_ms, end_ms)`` from two epoch-millisecond ints."""
+        """The window ``[start_ms, end_ms)`` from two epoch-millisecond ints.
+
+        ``end_ms`` may be ``2**48`` (:data:`END_OF_TIME_MS`) to include the last ULID millisecond.
+        """
         return cls(start_ms, end_ms)
 
     @property
@@ -76,11 +86,14 @@ class TimeWindow:
             prefix + base32.encode_time(self.end_ms) + _ZEROS,
         )
 
-    def inclusive_bounds(self, prefix: str = "") -> tuple[str, str]:
+    def inclusive_bounds(self, prefix: str = "", suffix: str = "") -> tuple[str, str]:
         """``(lo, hi_incl)``: the smallest ULID of ``start_ms`` and the largest of ``end_ms - 1``.
 
-        Exact for keys that end with the ULID (DynamoDB ``BETWEEN`` is inclusive). An empty
-        window has no inclusive bounds and raises InvalidWindow: check :attr:`is_empty` first.
+        Both are wrapped as ``prefix + ULID + suffix``; ``lo <= key <= hi_incl`` is exact for
+        keys of exactly that shape (DynamoDB ``BETWEEN`` is inclusive). Keys with a longer
+        suffix after the ULID of ``end_ms - 1`` sort above ``hi_incl``: use :meth:`bounds` for
+        them. An empty window has no inclusive bounds and raises InvalidWindow: check
+        :attr:`is_empty` first.
         """
         if self.is_empty:
             raise InvalidWindow(
@@ -88,8 +101,8 @@ class TimeWindow:
                 "and skip the request instead"
             )
         return (
-            prefix + base32.encode_time(self.start_ms) + _ZEROS,
-            prefix + base32.encode_time(self.end_ms - 1) + _ONES,
+            prefix + base32.encode_time(self.start_ms) + _ZEROS + suffix,
+            prefix + base32.encode_time(self.end_ms - 1) + _ONES + suffix,
         )
 
     def common_prefix(self) -> str:
@@ -98,12 +111,37 @@ class TimeWindow:
         Sent as ``Prefix`` it narrows a listing without losing a key of the window. An empty
         window returns its start's 10 time characters (it selects nothing anyway).
         """
-        first = base32.encode_time(self.start_ms)
-        last = base32.encode_time(max(self.start_ms, self.end_ms - 1))
-        shared = 0
-        while shared < len(first) and first[shared] == last[shared]:
-            shared += 1
-        return first[:shared]
+        return self.enclosing_block().prefix
+
+    def enclosing_block(self) -> PrefixBlock:
+        """The :meth:`common_prefix` with the milliseconds it selects (its resolution)."""
+        return prefixcover.enclosing_block(self.start_ms, self.end_ms)
+
+    def prefix_cover(self, max_prefixes: int | None = None) -> PrefixCover:
+        """Sorted ULID prefixes selecting the window: exactly, or with at most ``max_prefixes``.
+
+        ``None``: the minimal set of prefixes whose ULIDs are exactly those of the window.
+        ``k``: at most k prefixes selecting a superset, with the least extra time; the result
+        reports it as ``extra_ms`` and ``ratio`` (see :class:`PrefixCover`). An empty window
+        has no prefixes. ``""`` (all of time) appears only when one prefix must span several
+        first characters, or for the window of all time.
+        """
+        return prefixcover.cover(self.start_ms, self.end_ms, max_prefixes)
 
     def __str__(self) -> str:
-        return f"[{format_ms(self.start_ms)}, {format_ms(self.end_ms)})"
+        return f"[{_label(self.start_ms)}, {_label(self.end_ms)})"
+
+
+def _resolve(value: TimeInput, name: str, reference: int) -> int:
+    """One end of a window; ``"now"`` reads the same clock reading as timedeltas do."""
+    if isinstance(value, str) and value.strip().lower() == "now":
+        return reference
+    return to_ms(value, name, now=reference)
+
+
+def _label(ms: int) -> str:
+    """ISO text of a millisecond; past year 9999 (no datetime exists) the bare number."""
+    try:
+        return format_ms(ms)
+    except (OverflowError, ValueError):
+        return f"{ms} ms"
