@@ -180,7 +180,11 @@ class PrefixCover(Sequence[str]):
 
     def _key(self) -> tuple[object, ...]:
         return (
-            self.prefixes, self.start_ms, self.end_ms, self.covered_start_ms, self.covered_end_ms
+            self.prefixes,
+            self.start_ms,
+            self.end_ms,
+            self.covered_start_ms,
+            self.covered_end_ms,
         )
 
     def __repr__(self) -> str:

@@ -51,11 +51,12 @@ def datetime_to_ms(value: datetime, name: str = "time") -> int:
     return check_ms((delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000, name)
 
 
-def parse_iso(text: str, name: str = "time") -> int:
-    """Milliseconds of an ISO-8601 string with an offset or ``Z`` (``"now"`` is accepted too)."""
+def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
+    """Milliseconds of an ISO-8601 string with an offset or ``Z``; ``"now"`` is ``now`` (or
+    the clock, if not given)."""
     stripped = text.strip()
     if stripped.lower() == "now":
-        return now_ms()
+        return now_ms() if now is None else now
     candidate = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
     try:
         parsed = datetime.fromisoformat(candidate)
@@ -78,8 +79,10 @@ def to_ms(value: TimeInput, name: str = "time", *, now: int | None = None) -> in
     * aware ``datetime`` -> its millisecond (sub-millisecond part floored);
     * ``int`` -> taken as epoch milliseconds;
     * ``str`` -> ISO-8601 with an offset or ``Z``, or ``"now"``;
-    * ``timedelta`` -> that long before now (``now`` may be passed so that both ends of a
-      window use one clock reading).
+    * ``timedelta`` -> that long before now.
+
+    ``now`` may be passed so that both ends of a window (``"now"`` and timedeltas alike) use
+    one clock reading.
     """
     if isinstance(value, datetime):
         return datetime_to_ms(value, name)
@@ -88,7 +91,7 @@ def to_ms(value: TimeInput, name: str = "time", *, now: int | None = None) -> in
     if isinstance(value, int):
         return check_ms(value, name)
     if isinstance(value, str):
-        return parse_iso(value, name)
+        return parse_iso(value, name, now=now)
     if isinstance(value, timedelta):
         reference = now_ms() if now is None else now
         back = value // timedelta(milliseconds=1)
@@ -126,5 +129,5 @@ def ms_to_datetime(ms: int) -> datetime:
 def format_ms(ms: int) -> str:
     """ISO-8601 text of an epoch millisecond, e.g. ``2024-05-17T09:00:00.000Z``."""
     if not 0 <= ms <= MAX_DATETIME_MS:
-        return f"{ms} ms since the epoch"
+        return f"{ms} ms"
     return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")

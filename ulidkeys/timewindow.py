@@ -34,16 +34,16 @@ class TimeWindow:
 
     def __init__(self, since: TimeInput, until: TimeInput | None = None) -> None:
         reference = now_ms()  # one clock reading for both ends, "now" and timedeltas alike
-        start = _resolve(since, "since", reference)
+        start = to_ms(since, "since", now=reference)
         if until is None:
             end = reference
         elif isinstance(until, int) and not isinstance(until, bool) and until == END_OF_TIME_MS:
             end = until  # exclusive, so one past the last ULID millisecond is a valid end
         else:
-            end = _resolve(until, "until", reference)
+            end = to_ms(until, "until", now=reference)
         if start > end:
             raise InvalidWindow(
-                f"since={_label(start)} is after until={_label(end)}; a window needs "
+                f"since={format_ms(start)} is after until={format_ms(end)}; a window needs "
                 "since <= until"
             )
         object.__setattr__(self, "start_ms", start)
@@ -129,19 +129,4 @@ class TimeWindow:
         return prefixcover.cover(self.start_ms, self.end_ms, max_prefixes)
 
     def __str__(self) -> str:
-        return f"[{_label(self.start_ms)}, {_label(self.end_ms)})"
-
-
-def _resolve(value: TimeInput, name: str, reference: int) -> int:
-    """One end of a window; ``"now"`` reads the same clock reading as timedeltas do."""
-    if isinstance(value, str) and value.strip().lower() == "now":
-        return reference
-    return to_ms(value, name, now=reference)
-
-
-def _label(ms: int) -> str:
-    """ISO text of a millisecond; past year 9999 (no datetime exists) the bare number."""
-    try:
-        return format_ms(ms)
-    except (OverflowError, ValueError):
-        return f"{ms} ms"
+        return f"[{format_ms(self.start_ms)}, {format_ms(self.end_ms)})"
