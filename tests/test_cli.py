@@ -55,3 +55,19 @@ def test_range_rejects_inverted_window(capsys: pytest.CaptureFixture[str]) -> No
 def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo"]) == 0
     assert "monotonic" in capsys.readouterr().out
+
+
+def test_range_exact_and_budgeted_cover(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["range", "--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T09:30:00Z"]
+    assert main([*argv, "--cover", "--prefix", "up/"]) == 0
+    out = capsys.readouterr().out
+    assert "78 prefixes, exact" in out and "  up/01HY2WF4M\n" in out
+    assert main([*argv, "--max-prefixes", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "3 prefixes, 1345728 ms extra" in out and "  01HY2W\n" in out
+
+
+def test_range_resolution_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["range", "--resolution"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 11 and rows[-1].split()[:2] == ["10", "1"]

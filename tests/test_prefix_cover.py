@@ -188,10 +188,15 @@ def test_one_prefix_across_first_characters_is_the_empty_prefix() -> None:
     assert list(cover((3 << 45) - 1, (3 << 45) + 1, 2)) == ["2ZZZZZZZZZ", "3000000000"]
 
 
-@pytest.mark.parametrize(("budget", "error"), [(0, errors.InvalidPrefixBudget),
-                                               (-3, errors.InvalidPrefixBudget),
-                                               (True, errors.InvalidType),
-                                               (2.0, errors.InvalidType)])
+@pytest.mark.parametrize(
+    ("budget", "error"),
+    [
+        (0, errors.InvalidPrefixBudget),
+        (-3, errors.InvalidPrefixBudget),
+        (True, errors.InvalidType),
+        (2.0, errors.InvalidType),
+    ],
+)
 def test_bad_budgets_raise(budget: object, error: type[Exception]) -> None:
     window = TimeWindow.from_ms(0, 10)
     with pytest.raises(error, match="max_prefixes"):
@@ -246,9 +251,16 @@ def test_resolution_table_spans() -> None:
     assert [row.values for row in table] == [8] + [32] * 9
     day, hour, minute, second = 86_400_000, 3_600_000, 60_000, 1000
     expected = [
-        (407_226 * day, 407_227 * day), (12_725 * day, 12_726 * day), (397 * day, 398 * day),
-        (12.4 * day, 12.5 * day), (9.3 * hour, 9.4 * hour), (17.4 * minute, 17.5 * minute),
-        (32.7 * second, 32.8 * second), (1.02 * second, 1.03 * second), (32, 32), (1, 1),
+        (407_226 * day, 407_227 * day),
+        (12_725 * day, 12_726 * day),
+        (397 * day, 398 * day),
+        (12.4 * day, 12.5 * day),
+        (9.3 * hour, 9.4 * hour),
+        (17.4 * minute, 17.5 * minute),
+        (32.7 * second, 32.8 * second),
+        (1.02 * second, 1.03 * second),
+        (32, 32),
+        (1, 1),
     ]
     for row, (low, high) in zip(table, expected, strict=True):
         assert low <= row.step_ms <= high

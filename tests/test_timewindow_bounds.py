@@ -24,8 +24,9 @@ def windows(draw: st.DrawFn) -> TimeWindow:
         st.one_of(
             st.integers(0, 70),
             st.integers(0, 5000),
-            st.builds(lambda n, shift: n >> shift, st.integers(0, END_OF_TIME_MS),
-                      st.integers(0, 48)),
+            st.builds(
+                lambda n, shift: n >> shift, st.integers(0, END_OF_TIME_MS), st.integers(0, 48)
+            ),
         )
     )
     return TimeWindow.from_ms(start, min(start + length, END_OF_TIME_MS))
@@ -43,8 +44,9 @@ def probes(draw: st.DrawFn, window: TimeWindow) -> str:
         )
     )
     ms = min(max(ms, 0), MAX_MS)
-    randomness = draw(st.one_of(st.sampled_from([0, 1, MAX_RANDOM - 1, MAX_RANDOM]),
-                                st.integers(0, MAX_RANDOM)))
+    randomness = draw(
+        st.one_of(st.sampled_from([0, 1, MAX_RANDOM - 1, MAX_RANDOM]), st.integers(0, MAX_RANDOM))
+    )
     return str(ULID.from_int((ms << 80) | randomness))
 
 
@@ -89,8 +91,9 @@ def test_budgeted_cover_never_misses_and_reports_what_it_adds(
         selected = any(text.startswith(p) for p in cover)
         if window.start_ms <= ms < window.end_ms:
             assert selected
-        assert selected == (not window.is_empty and cover.covered_start_ms <= ms
-                            < cover.covered_end_ms)
+        assert selected == (
+            not window.is_empty and cover.covered_start_ms <= ms < cover.covered_end_ms
+        )
 
 
 def test_bounds_match_an_independent_encoder() -> None:
@@ -114,8 +117,15 @@ def test_bounds_at_the_end_of_time() -> None:
 def test_windows_known_by_hand() -> None:
     window = TimeWindow.from_ms(30, 70)  # 30, 31 | 32..63 | 64..69
     assert window.prefix_cover() == [
-        "000000000Y", "000000000Z", "000000001", "0000000020", "0000000021", "0000000022",
-        "0000000023", "0000000024", "0000000025",
+        "000000000Y",
+        "000000000Z",
+        "000000001",
+        "0000000020",
+        "0000000021",
+        "0000000022",
+        "0000000023",
+        "0000000024",
+        "0000000025",
     ]
     assert TimeWindow.from_ms(0, END_OF_TIME_MS).prefix_cover() == [""]
     assert TimeWindow.from_ms(0, END_OF_TIME_MS - 1).prefix_cover()[:7] == tuple("0123456")

@@ -5,6 +5,7 @@ parts live in ``ulidkeys.s3`` and ``ulidkeys.dynamodb`` and need ``boto3``.
 """
 
 from ulidkeys import errors
+from ulidkeys.prefixcover import PrefixCover, resolution_table
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
 
@@ -13,6 +14,7 @@ __all__ = [
     "MIN_ULID",
     "ULID",
     "Monotonic",
+    "PrefixCover",
     "TimeWindow",
     "batch",
     "errors",

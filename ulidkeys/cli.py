@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 
 import ulidkeys
-from ulidkeys.errors import UlidkeysError
+from ulidkeys.errors import InvalidWindow, UlidkeysError
+from ulidkeys.prefixcover import human_span, resolution_table
 from ulidkeys.timeinput import format_ms
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import ULID
@@ -55,12 +56,26 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _cmd_range(args: argparse.Namespace) -> int:
+    if args.resolution:
+        print(f"{'char':>4}  {'one step spans':>16}  values")
+        for row in resolution_table():
+            print(f"{row.position:>4}  {row.human:>16}  {row.values}")
+        return 0
+    if args.since is None:
+        raise InvalidWindow("range needs --since (or --resolution for the resolution table)")
     window = TimeWindow(args.since, args.until)
     lo, hi = window.bounds(args.prefix)
+    block = window.enclosing_block()
     print(f"window      {window}")
     print(f"lower (>=)  {lo}")
     print(f"upper (<)   {hi}")
-    print(f"prefix      {args.prefix}{window.common_prefix()}")
+    print(f"prefix      {args.prefix}{block.prefix}  (selects {human_span(block.span_ms)})")
+    if args.cover or args.max_prefixes is not None:
+        cover = window.prefix_cover(args.max_prefixes)
+        kind = "exact" if cover.is_exact else f"{cover.extra_ms} ms extra ({cover.ratio:.3g}x)"
+        print(f"cover       {len(cover)} prefixes, {kind}")
+        for prefix in cover:
+            print(f"  {args.prefix}{prefix}")
     return 0
 
 
@@ -82,9 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.set_defaults(handler=_cmd_inspect)
 
     window = commands.add_parser("range", help="key bounds of a time window")
-    window.add_argument("--since", required=True, help="ISO-8601, epoch ms, or 'now'")
+    window.add_argument("--since", help="ISO-8601, epoch ms, or 'now'")
     window.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
     window.add_argument("--prefix", default="", help="key prefix before the ULID")
+    window.add_argument("--cover", action="store_true", help="print the exact prefix cover")
+    window.add_argument(
+        "--max-prefixes", type=int, help="a cover of at most this many prefixes (superset)"
+    )
+    window.add_argument(
+        "--resolution", action="store_true", help="print what each time character spans"
+    )
     window.set_defaults(handler=_cmd_range)
 
     demo = commands.add_parser("demo", help="a tour of the library")
