@@ -20,5 +20,6 @@ __all__ = [
     "errors",
     "monotonic",
     "new",
+    "resolution_table",
 ]
 __version__ = "0.1.0"
