@@ -318,3 +318,29 @@ def test_client_needs_table_name() -> None:
         POST.query_window(client, T0, T0 + 1, table_name=TABLE)
     with pytest.raises(InvalidQuery, match="GSI9"):
         POST.query_window(client, T0, T0 + 1, table_name=TABLE, index="GSI9", org="a")
+
+
+def test_multibyte_prefix_custom_names_and_separator(aws: dict[str, Any]) -> None:
+    """UTF-8 byte order and the 1,024-byte limit with a non-ASCII prefix, lowercase attribute
+    names and another separator."""
+    create_table(aws["client"], "events", keys=("pk", "sk"))
+    event = Entity(
+        pk="Tenant|{t}", sk="Évènement€|{kind}|{id}", pk_attr="pk", sk_attr="sk", separator="|"
+    )
+    table = boto3.resource("dynamodb", region_name="us-east-1").Table("events")
+    stored = []
+    for offset, kind in itertools.product((4, 5, 9, 10), ("min", "max")):
+        keys = event.keys(t="🦉", kind="a", id=ulid_at(T0 + offset, kind))
+        event.put_new(table, {**keys, "offset": offset})
+        table.put_item(Item={"pk": keys["pk"], "sk": keys["sk"] + "|child|€" * 40})
+        stored.append(keys["sk"])
+    recorder = PageRecorder(sk_attr="sk").attach(table.meta.client)
+    got = list(event.query_window(table, T0 + 5, T0 + 10, t="🦉", kind="a"))
+    read = recorder.read_keys()
+    assert len(read) == 8  # four events and their children, nothing at offsets 4 or 10
+    for sk in read:
+        assert T0 + 5 <= leading_ulid(sk, "Évènement€|a|").timestamp_ms < T0 + 10
+    assert [g["sk"] for g in got] == sorted(stored)[2:6]
+    assert [int(g["offset"]) for g in got] == [5, 5, 9, 9]
+    with pytest.raises(InvalidQuery, match="kind"):
+        event.query_window(table, T0, T0 + 1, t="🦉")

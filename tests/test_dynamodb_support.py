@@ -23,14 +23,19 @@ FAKE_ENV = {
 os.environ.update(FAKE_ENV)
 
 
-def create_table(client: Any, name: str, indexes: Mapping[str, tuple[str, str]] = {}) -> None:
-    """A pay-per-request table keyed PK/SK (strings), with GSIs ``name -> (pk, sk)``."""
-    attributes = {"PK", "SK"} | {a for pair in indexes.values() for a in pair}
+def create_table(
+    client: Any,
+    name: str,
+    indexes: Mapping[str, tuple[str, str]] = {},
+    keys: tuple[str, str] = ("PK", "SK"),
+) -> None:
+    """A pay-per-request table keyed ``keys`` (strings), with GSIs ``name -> (pk, sk)``."""
+    attributes = set(keys) | {a for pair in indexes.values() for a in pair}
     args: dict[str, Any] = {
         "TableName": name,
         "KeySchema": [
-            {"AttributeName": "PK", "KeyType": "HASH"},
-            {"AttributeName": "SK", "KeyType": "RANGE"},
+            {"AttributeName": keys[0], "KeyType": "HASH"},
+            {"AttributeName": keys[1], "KeyType": "RANGE"},
         ],
         "AttributeDefinitions": [
             {"AttributeName": a, "AttributeType": "S"} for a in sorted(attributes)

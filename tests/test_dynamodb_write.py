@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -102,3 +103,12 @@ def test_batch_writer_flushes_before_a_repeated_key(aws: dict[str, Any]) -> None
         writer.delete(POST.keys(org="acme"))  # deleting a missing item is harmless
     assert flaky.sizes == [2, 2]
     assert aws["table"].get_item(Key=keys)["Item"]["v"] == 2
+
+
+def test_the_documented_example_runs() -> None:
+    """docs/dynamodb.md's example is real code: run it (it brings its own moto mock)."""
+    doc = Path(__file__).resolve().parent.parent / "docs" / "dynamodb.md"
+    if not doc.exists():
+        pytest.skip("docs/dynamodb.md was folded elsewhere")
+    code = doc.read_text(encoding="utf-8").split("```python", 1)[1].split("```", 1)[0]
+    exec(compile(code, str(doc), "exec"), {"__name__": "docs_example"})

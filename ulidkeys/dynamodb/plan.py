@@ -84,7 +84,8 @@ class QueryCall:
         order = "newest first" if self.newest_first else "oldest first"
         return (
             f"Query {where}: {self.pk_attr} = {self.partition!r} AND {self.sk_attr} BETWEEN "
-            f"{show_key(self.lo)} AND {show_key(self.hi_inclusive)} ({order})"
+            f"{show_key(self.lo)} AND {show_key(self.hi_inclusive)}  "
+            f"[= {self.lo!r} <= {self.sk_attr} < {self.hi!r}, {order}]"
         )
 
 

@@ -53,7 +53,9 @@ class QueryStats:
     @property
     def read_per_item(self) -> float:
         """Items DynamoDB read per item returned (1.0 = nothing read and thrown away)."""
-        return self.scanned / self.returned if self.returned else math.inf * bool(self.scanned)
+        if self.returned:
+            return self.scanned / self.returned
+        return math.inf if self.scanned else 0.0
 
 
 class _Inline:
