@@ -4,6 +4,8 @@ window touches, merged in order both ways, with limits, equals brute force."""
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -154,3 +156,36 @@ def test_latest_walks_back_from_now(aws: dict[str, Any]) -> None:
     latest = HOT.latest(aws["client"], 4, since=timedelta(hours=6), table_name=TABLE, org=org)
     expected = brute_force(HOT, items, now - 6 * HOUR, now + 1, newest_first=True, org=org)
     assert [item["SK"] for item in latest] == expected[:4]
+
+
+class SlowClient:
+    """A client whose every Query takes 50 ms and returns nothing; it records overlap."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.active = self.peak = 0
+        self.partitions: list[str] = []
+
+    def query(self, **args: Any) -> dict[str, Any]:
+        with self.lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+            self.partitions.append(args["ExpressionAttributeValues"][":pk"]["S"])
+        time.sleep(0.05)
+        with self.lock:
+            self.active -= 1
+        return {"Items": [], "Count": 0, "ScannedCount": 0}
+
+
+def test_shards_and_buckets_are_queried_concurrently() -> None:
+    client = SlowClient()
+    window = (T0, T0 + 3 * HOUR)
+    assert list(HOT.query_window(client, *window, table_name=TABLE, org="acme")) == []
+    planned = [call.partition for call in HOT.plan(*window, org="acme").calls]
+    assert sorted(client.partitions) == sorted(planned) and len(planned) == 9
+    assert client.peak > 3  # the shards of a bucket and, with no limit, later buckets too
+    limited = SlowClient()
+    assert list(HOT.query_window(limited, *window, limit=5, table_name=TABLE, org="acme")) == []
+    assert len(limited.partitions) == 9 and 2 <= limited.peak <= 3  # one bucket at a time
+    buckets = [p.split("#")[2] for p in limited.partitions]
+    assert buckets == sorted(buckets)  # in result order

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import ulidkeys
@@ -148,6 +148,7 @@ def test_key_before_is_the_largest_key_below(key: str, tail: str, cut: int) -> N
     """For every key of at most ``limit`` bytes: ``x <= key_before(k)`` exactly when ``x < k``
     (compared as UTF-8 bytes, as DynamoDB does)."""
     limit = 16
+    assume(utf8_len(key) <= limit)
     bound = key_before(key, limit)
     assert utf8_len(bound) <= limit and bound.encode() < key.encode()
     candidate = key[:cut] + tail  # near the key: shares a prefix with it
@@ -256,3 +257,19 @@ def test_key_template_renders_and_matches() -> None:
     assert template.match(key + "#Reply#x") is None
     assert template.prefix_before("id", values) == "Post#p1#Comment#"
     assert template.fields_before("id") == ("post",)
+
+
+def test_after_accepts_items_keys_and_ulids() -> None:
+    ulid = ULID.new()
+    keys = POST.keys(org="acme", author="bob", id=ulid)
+    assert POST.ulid_of(keys, index="GSI1") == ulid
+    table_key = {"PK": keys["PK"], "SK": keys["SK"]}  # no GSI keys: the table's SK is used
+    assert POST.ulid_of(table_key, index="GSI1") == POST.ulid_of(str(ulid).lower()) == ulid
+    with pytest.raises(KeyMismatch):
+        POST.ulid_of({"SK": "Comment#1"})
+    with pytest.raises(InvalidKeyField):
+        POST.ulid_of(3.5)
+    newest = POST.plan(0, 2**47, newest_first=True, after=ulid, org="acme").calls[0]
+    assert newest.hi == f"Post#{ulid}" and newest.lo == "Post#" + str(ULID.min_for(0))
+    oldest = POST.plan(0, 2**47, after=ulid, org="acme").calls[0]
+    assert oldest.lo == f"Post#{ULID.from_int(ulid.int + 1)}"

@@ -70,10 +70,11 @@ class Entity:
         bucket: str | None = None,
         shards: int | None = None,
     ) -> None:
-        self.name = name or sk.split(separator, 1)[0] or "Entity"
+        self.name = name or "Entity"
         self.id_field = id_field
         self.separator = separator
         self.table = self._schema(None, pk, sk, pk_attr, sk_attr, False)
+        self.name = name or self.table.sk.literals[0].split(separator, 1)[0] or "Entity"
         self.indexes: dict[str, KeySchema] = {}
         for index_name, spec in (gsi or {}).items():
             if not isinstance(spec, Index):
@@ -286,15 +287,18 @@ class Entity:
         if isinstance(item_or_id, str):
             return ULID.parse(self.field_value(self.id_field, item_or_id))
         if isinstance(item_or_id, Mapping):
-            schema = self.schema(index)
-            text = _string(item_or_id.get(schema.sk_attr))
-            found = None if text is None else schema.sk.match(text)
-            if found is None or self.id_field not in found:
-                raise KeyMismatch(
-                    f"{describe(dict(item_or_id))} has no {schema.sk_attr} that fits "
-                    f"{schema.sk.text!r}; pass an item of {self.name}, its key or its ULID"
-                )
-            return ULID.parse(found[self.id_field])
+            for schema in (
+                self.schema(index),
+                self.table,
+            ):  # the index's sort key, else the table's
+                text = _string(item_or_id.get(schema.sk_attr))
+                found = None if text is None else schema.sk.match(text)
+                if found is not None and self.id_field in found:
+                    return ULID.parse(found[self.id_field])
+            raise KeyMismatch(
+                f"{describe(dict(item_or_id))} has no sort key that fits {self.name}'s "
+                "templates; pass an item of the entity, its key or its ULID"
+            )
         raise InvalidKeyField(
             f"{describe(item_or_id)} is not an item, a key or a ULID of {self.name}"
         )
