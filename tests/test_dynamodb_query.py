@@ -202,13 +202,12 @@ def test_limit_ends_mid_page_and_after_resumes(aws: dict[str, Any]) -> None:
     org = f"o{next(_orgs)}"
     store(aws["client"], org, [(n, "rand", 2 if n < 3 else 0) for n in range(12)])
     stats = QueryStats()
-    first = list(POST.query_window(aws["table"], T0, T0 + 12, org=org, limit=5, stats=stats))
-    assert [g["n"] for g in first] == [0, 1, 2, 3, 4]
-    assert any(page.kept > 0 for page in stats.pages)
-    last_page = stats.pages[-1]
-    assert stats.returned == 5 and last_page.more  # stopped inside a page or at its end
+    first = list(POST.query_window(aws["table"], T0, T0 + 12, org=org, limit=6, stats=stats))
+    assert [g["n"] for g in first] == [0, 1, 2, 3, 4, 5]
+    assert [(page.scanned, page.kept) for page in stats.pages] == [(6, 2), (10, 8)]
+    assert stats.returned == 6 < sum(page.kept for page in stats.pages)  # ended mid-page
     rest = list(POST.query_window(aws["table"], T0, T0 + 12, org=org, after=first[-1]))
-    assert [g["n"] for g in rest] == list(range(5, 12))
+    assert [g["n"] for g in rest] == list(range(6, 12))
 
 
 def test_latest(aws: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ulidkeys.errors import InvalidKeyTemplate, TimeOutOfRange, describe
-from ulidkeys.timeinput import format_ms, ms_to_datetime
+from ulidkeys.timeinput import datetime_to_ms, format_ms, ms_to_datetime
 
 _FORMATS = {"hour": "%Y-%m-%dT%H", "day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
 _FIXED_MS = {"hour": 3_600_000, "day": 86_400_000}
@@ -54,7 +54,7 @@ class Bucketing:
             second=0,
             microsecond=0,
         )
-        return _to_ms(floor)
+        return datetime_to_ms(floor)
 
     def next_start(self, start: int) -> int:
         """The first millisecond of the bucket after the one starting at ``start``."""
@@ -63,9 +63,9 @@ class Bucketing:
             return start + fixed
         moment = ms_to_datetime(start)
         if self.size == "year":
-            return _to_ms(moment.replace(year=moment.year + 1))
+            return datetime_to_ms(moment.replace(year=moment.year + 1))
         month = moment.month % 12 + 1
-        return _to_ms(moment.replace(year=moment.year + (month == 1), month=month))
+        return datetime_to_ms(moment.replace(year=moment.year + (month == 1), month=month))
 
     def spans(self, start_ms: int, end_ms: int) -> Iterator[tuple[str, int, int]]:
         """``(label, first_ms, end_ms)`` of each bucket touched by ``[start_ms, end_ms)``."""
@@ -77,10 +77,5 @@ class Bucketing:
             current = following
 
 
-def _to_ms(moment: datetime) -> int:
-    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
-    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-
-
 # Python's datetime stops at year 9999 (ULID time goes on to 10889): labels stop before it.
-_LAST_MS = _to_ms(datetime(9999, 1, 1, tzinfo=timezone.utc))
+_LAST_MS = datetime_to_ms(datetime(9999, 1, 1, tzinfo=timezone.utc))
