@@ -273,3 +273,22 @@ def test_after_accepts_items_keys_and_ulids() -> None:
     assert newest.hi == f"Post#{ulid}" and newest.lo == "Post#" + str(ULID.min_for(0))
     oldest = POST.plan(0, 2**47, after=ulid, org="acme").calls[0]
     assert oldest.lo == f"Post#{ULID.from_int(ulid.int + 1)}"
+
+
+def test_buckets_in_an_index_partition_key() -> None:
+    feed = Entity(
+        pk="Org#{org}",
+        sk="Post#{id}",
+        gsi={"Feed": Index(pk="Feed#{bucket}", sk="{org}#{id}")},
+        bucket="day",
+    )
+    ulid = ULID.min_for("2024-05-01T23:59:59.999Z")
+    keys = feed.keys(org="acme", id=ulid)
+    assert keys["FeedPK"] == "Feed#2024-05-01" and keys["FeedSK"] == f"acme#{ulid}"
+    assert keys["PK"] == "Org#acme"  # the table itself is not bucketed
+    plan = feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", index="Feed", org="acme")
+    assert [c.partition for c in plan.calls] == ["Feed#2024-05-01", "Feed#2024-05-02"]
+    assert all(c.lo.startswith("acme#") and c.index == "Feed" for c in plan.calls)
+    assert len(feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", org="acme").calls) == 1
+    with pytest.raises(KeyMismatch, match="bucket"):
+        feed.parse({**keys, "FeedPK": "Feed#2024-05-02"})
