@@ -3,6 +3,8 @@ bound, buckets and printable plans (no AWS)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 import pytest
@@ -292,3 +294,17 @@ def test_buckets_in_an_index_partition_key() -> None:
     assert len(feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", org="acme").calls) == 1
     with pytest.raises(KeyMismatch, match="bucket"):
         feed.parse({**keys, "FeedPK": "Feed#2024-05-02"})
+
+
+def test_keys_and_plans_need_no_boto3() -> None:
+    """Only the executors touch boto3; keys, parsing and plans work without it installed."""
+    code = (
+        "import sys; sys.modules['boto3'] = sys.modules['botocore'] = None\n"
+        "from ulidkeys.dynamodb import Entity\n"
+        "e = Entity(pk='Org#{org}', sk='Post#{id}')\n"
+        "assert e.parse(e.keys(org='a'))['org'] == 'a'\n"
+        "print(e.plan(0, 10, org='a'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Query table: PK = 'Org#a' AND SK BETWEEN")
