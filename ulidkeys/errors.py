@@ -62,3 +62,41 @@ def describe(value: object, limit: int = 80) -> str:
 
 class InvalidPrefixBudget(InvalidValue):
     """A prefix-cover budget (``max_prefixes``) below 1."""
+
+
+# --- keys of S3 layouts and DynamoDB entities --------------------------------------------
+
+
+class KeyMismatch(InvalidValue):
+    """A key or item that does not fit the S3 layout or DynamoDB entity it was parsed with."""
+
+
+# --- DynamoDB (ulidkeys.dynamodb) ---------------------------------------------------------
+
+
+class InvalidKeyTemplate(InvalidValue):
+    """A key template such as ``"Post#{id}"`` that breaks a rule (placeholders, separators)."""
+
+
+class InvalidKeyField(InvalidValue):
+    """A key field value that is missing, empty, of the wrong type or holds the separator."""
+
+
+class InvalidQuery(InvalidValue):
+    """Query arguments that cannot form a query (missing table name, unknown index, ...)."""
+
+
+class ItemAlreadyExists(UlidkeysError):
+    """``put_new`` found an item with the same primary key; the stored item was kept as it was."""
+
+    def __init__(self, message: str, key: dict[str, object]) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class UnprocessedItemsLeft(UlidkeysError):
+    """A batch writer with ``max_attempts`` gave up; ``.requests`` holds every unwritten request."""
+
+    def __init__(self, message: str, requests: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.requests = requests

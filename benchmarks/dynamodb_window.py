@@ -1,0 +1,109 @@
+"""Items read per item returned: ``Entity.query_window`` vs a timestamp attribute + filter.
+
+One partition of 50,000 posts spread over 30 days, on moto (in-process). For windows of one
+hour and one day it prints DynamoDB's ``ScannedCount`` per item returned and the number of
+Query calls. Run: ``.venv/bin/python benchmarks/dynamodb_window.py [--items N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import time
+from typing import Any
+
+import boto3
+from moto import mock_aws
+
+from ulidkeys.dynamodb import Entity, QueryStats
+from ulidkeys.ulid import ULID
+
+TABLE = "bench"
+DAY_MS = 86_400_000
+START_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
+POST = Entity(pk="Org#{org}", sk="Post#{id}")
+
+
+def load(client: Any, items: int) -> float:
+    client.create_table(
+        TableName=TABLE,
+        KeySchema=[
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    began = time.perf_counter()
+    with POST.batch_writer(client, table_name=TABLE) as writer:
+        for number in range(items):
+            ms = START_MS + secrets.randbelow(30 * DAY_MS)
+            keys = POST.keys(org="acme", id=ULID.new(ms))
+            writer.put({**keys, "ts": ms, "title": f"post {number}"})
+    return time.perf_counter() - began
+
+
+def filtered(client: Any, start: int, end: int) -> tuple[list[str], int, int]:
+    """The common alternative: Query the partition, FilterExpression on a ``ts`` attribute."""
+    keys: list[str] = []
+    scanned = calls = 0
+    args: dict[str, Any] = {
+        "TableName": TABLE,
+        "KeyConditionExpression": "PK = :pk",
+        "FilterExpression": "ts >= :start AND ts < :end",
+        "ExpressionAttributeValues": {
+            ":pk": {"S": "Org#acme"},
+            ":start": {"N": str(start)},
+            ":end": {"N": str(end)},
+        },
+    }
+    while True:
+        page = client.query(**args)
+        calls += 1
+        scanned += page["ScannedCount"]
+        keys.extend(item["SK"]["S"] for item in page["Items"])
+        if "LastEvaluatedKey" not in page:
+            return keys, scanned, calls
+        args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--items", type=int, default=50_000)
+    options = parser.parse_args()
+    with mock_aws():  # fake credentials and no network
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        seconds = load(client, options.items)
+        print(f"loaded {options.items:,} items over 30 days in {seconds:.1f} s (batch writer)\n")
+        print(
+            "| window | method | items returned | items read (ScannedCount) | read per item "
+            "| Query calls |"
+        )
+        print("| --- | --- | ---: | ---: | ---: | ---: |")
+        middle = START_MS + 15 * DAY_MS + 3_600_000 * 7 + 123  # not aligned to anything
+        for label, width in (("1 hour", 3_600_000), ("1 day", DAY_MS)):
+            start, end = middle, middle + width
+            stats = QueryStats()
+            ours = [
+                item["SK"]
+                for item in POST.query_window(
+                    client, start, end, table_name=TABLE, stats=stats, org="acme"
+                )
+            ]
+            theirs, scanned, calls = filtered(client, start, end)
+            assert ours == theirs, "the two methods disagree"
+            assert stats.scanned == stats.count == stats.returned == len(ours)
+            rows = (
+                ("`query_window`", len(ours), stats.scanned, stats.calls),
+                ("`ts` attribute + FilterExpression", len(theirs), scanned, calls),
+            )
+            for method, returned, read, made in rows:
+                ratio = "1.0 (exact)" if read == returned else f"{read / max(returned, 1):.1f}"
+                print(f"| {label} | {method} | {returned:,} | {read:,} | {ratio} | {made} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,310 @@
+"""Pure parts of ulidkeys.dynamodb: templates, entity keys and parsing, the exact upper
+bound, buckets and printable plans (no AWS)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import ulidkeys
+from ulidkeys.dynamodb import Bucketing, Entity, Index, KeyTemplate, key_before
+from ulidkeys.dynamodb.sortkeys import largest_fill, utf8_len
+from ulidkeys.errors import (
+    InvalidKeyField,
+    InvalidKeyTemplate,
+    InvalidQuery,
+    InvalidValue,
+    KeyMismatch,
+)
+from ulidkeys.timeinput import to_ms
+from ulidkeys.ulid import ULID
+
+POST = Entity(
+    pk="Org#{org}",
+    sk="Post#{id}",
+    gsi={
+        "GSI1": Index(pk="User#{author}", sk="Post#{id}"),
+        "ByTag": Index(pk="Tag#{tag}", sk="{id}", pk_attr="tpk", sk_attr="tsk", sparse=True),
+    },
+)
+field_text = st.text(
+    st.characters(blacklist_characters="#", blacklist_categories=["Cs"]), min_size=1
+)
+
+
+def test_keys_make_a_fresh_ulid_and_every_index_key() -> None:
+    before = ulidkeys.timeinput.now_ms()
+    first, second = POST.keys(org="acme", author="bob"), POST.keys(org="acme", author="bob")
+    assert first["PK"] == "Org#acme" and first["GSI1PK"] == "User#bob"
+    assert first["SK"] != second["SK"] and first["SK"] == first["GSI1SK"]
+    ulid = ULID.parse(first["SK"].removeprefix("Post#"))
+    assert before <= ulid.timestamp_ms <= ulidkeys.timeinput.now_ms()
+    assert "tpk" not in first  # sparse index without its field
+    tagged = POST.keys(org="acme", author="bob", tag="news", id=ulid)
+    assert tagged["tpk"] == "Tag#news" and tagged["tsk"] == str(ulid)
+
+
+@given(org=field_text, author=field_text, ulid=st.integers(0, 2**128 - 1).map(ULID.from_int))
+def test_parse_gives_back_the_fields(org: str, author: str, ulid: ULID) -> None:
+    keys = POST.keys(org=org, author=author, id=str(ulid).lower())
+    assert keys["SK"] == f"Post#{ulid}"  # canonical uppercase in the key
+    assert POST.parse(keys) == {"org": org, "author": author, "id": ulid}
+    assert POST.parse({"PK": {"S": keys["PK"]}, "SK": {"S": keys["SK"]}})["id"] == ulid
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"org": "a#b"}, "separator"),
+        ({"org": ""}, "empty"),
+        ({"org": None}, "type"),
+        ({"org": 1.5}, "type"),
+        ({"org": True}, "type"),
+        ({"org": "a", "id": "nope"}, "ULID"),
+        ({"org": "a", "colour": "red"}, "not a field"),
+    ],
+)
+def test_bad_field_values_are_rejected(fields: dict[str, object], match: str) -> None:
+    with pytest.raises(InvalidKeyField, match=match):
+        POST.keys(author="bob", **fields)
+
+
+def test_missing_fields_are_named() -> None:
+    with pytest.raises(InvalidKeyField, match="author"):
+        POST.keys(org="acme")
+    assert POST.key(org="acme", id=ULID.min_for(0)) == {
+        "PK": "Org#acme",
+        "SK": "Post#00000000000000000000000000",
+    }
+
+
+def test_int_fields_and_custom_names_and_separator() -> None:
+    entity = Entity(pk="t|{tenant}", sk="order|{id}|v0", pk_attr="pk", sk_attr="sk", separator="|")
+    keys = entity.keys(tenant=42)
+    assert set(keys) == {"pk", "sk"} and keys["pk"] == "t|42" and keys["sk"].endswith("|v0")
+    assert entity.parse(keys)["tenant"] == "42"
+    assert entity.keys(tenant="a#b")["pk"] == "t|a#b"  # '#' is not this entity's separator
+    with pytest.raises(InvalidKeyField, match="separator"):
+        entity.keys(tenant="a|b")
+
+
+@pytest.mark.parametrize(
+    ("pk", "sk", "options", "match"),
+    [
+        ("Org#{org}", "Post{id}", {}, "between separators"),
+        ("Org#{org}{x}", "Post#{id}", {}, "between separators"),
+        ("Org#{org", "Post#{id}", {}, "brace"),
+        ("Org#{org}", "Post#{id}#{id}", {}, "repeats"),
+        ("Org#{org}", "Post#{bucket}#{id}", {"bucket": "day"}, "partition key"),
+        ("Org#{org}#{bucket}", "Post#{id}", {}, "go together"),
+        ("Org#{org}", "Post#{id}", {"shards": 4}, "go together"),
+        ("Org#{org}#{shard}", "Post#{id}", {"shards": 0}, ">= 1"),
+        ("Org#{org}", "Post#{key}", {}, "ULID field"),
+        ("Org#{org}#{bucket}", "Post#{id}", {"bucket": "week"}, "bucket size"),
+        ("", "Post#{id}", {}, "non-empty"),
+    ],
+)
+def test_bad_templates_are_rejected(
+    pk: str, sk: str, options: dict[str, object], match: str
+) -> None:
+    with pytest.raises(InvalidKeyTemplate, match=match):
+        Entity(pk=pk, sk=sk, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {
+            "PK": "Org#acme",
+            "SK": "Post#01HX5Q3T8R6K2M9N4P7W1Y3ZBC#Comment#01HX5Q3T8R6K2M9N4P7W1Y3ZBD",
+        },
+        {"PK": "Org#acme", "SK": "Post#01hx5q3t8r6k2m9n4p7w1y3zbc"},  # not canonical
+        {"PK": "User#acme", "SK": "Post#01HX5Q3T8R6K2M9N4P7W1Y3ZBC"},
+        {"PK": "Org#acme"},
+        {
+            "PK": "Org#acme",
+            "SK": "Post#01HX5Q3T8R6K2M9N4P7W1Y3ZBC",
+            "GSI1PK": "User#bob",
+            "GSI1SK": "Post#01HX5Q3T8R6K2M9N4P7W1Y3ZBD",  # disagrees with SK
+        },
+    ],
+)
+def test_items_that_do_not_fit_are_rejected(item: dict[str, str]) -> None:
+    with pytest.raises(KeyMismatch):
+        POST.parse(item)
+
+
+# --- the exact inclusive upper bound -------------------------------------------------------
+
+chars = st.sampled_from(["\x00", "/", "0", "1", "Z", "\x7f", "é", "\u07ff", "\uffff", "\U0010ffff"])
+small_text = st.text(chars, max_size=6)
+
+
+@given(key=small_text.filter(bool), tail=small_text, cut=st.integers(0, 6))
+def test_key_before_is_the_largest_key_below(key: str, tail: str, cut: int) -> None:
+    """For every key of at most ``limit`` bytes: ``x <= key_before(k)`` exactly when ``x < k``
+    (compared as UTF-8 bytes, as DynamoDB does)."""
+    limit = 16
+    assume(utf8_len(key) <= limit)
+    bound = key_before(key, limit)
+    assert utf8_len(bound) <= limit and bound.encode() < key.encode()
+    candidate = key[:cut] + tail  # near the key: shares a prefix with it
+    if utf8_len(candidate) <= limit:
+        encoded = candidate.encode()
+        assert (encoded <= bound.encode()) == (encoded < key.encode())
+        assert (candidate <= bound) == (candidate < key)  # str order == UTF-8 byte order
+
+
+def test_key_before_a_window_end_and_its_limits() -> None:
+    hi = "Post#01HX5Q3T8R0000000000000000"
+    bound = key_before(hi)
+    assert bound.startswith("Post#01HX5Q3T8R000000000000000/")
+    assert utf8_len(bound) == 1024
+    child = "Post#01HX5Q3T8QZZZZZZZZZZZZZZZZ#Comment#" + "Z" * 900
+    assert child < bound < hi
+    assert largest_fill(7) == "\U0010ffff\uffff"
+    with pytest.raises(InvalidKeyField, match="1024 bytes"):
+        key_before("P" * 1025)
+    with pytest.raises(InvalidKeyField):
+        key_before("")
+    assert key_before("a\x00", 8) == "a"
+
+
+# --- buckets -----------------------------------------------------------------------------
+
+
+@given(
+    size=st.sampled_from(["hour", "day", "month", "year"]),
+    start=st.integers(0, 2**41),
+    width=st.integers(0, 400 * 86_400_000),
+)
+def test_bucket_spans_partition_the_window(size: str, start: int, width: int) -> None:
+    bucketing = Bucketing(size)
+    spans = list(bucketing.spans(start, start + width))
+    if width == 0:
+        assert spans == []
+        return
+    assert spans[0][1] <= start < spans[0][2] and spans[-1][1] < start + width <= spans[-1][2]
+    for (label, first, end), following in zip(spans, [*spans[1:], None], strict=True):
+        assert bucketing.label(first) == bucketing.label(end - 1) == label
+        assert end - 1 < first or bucketing.start(end - 1) == first
+        if following is not None:
+            assert following[1] == end and following[0] > label  # labels sort like time
+
+
+def test_bucket_labels() -> None:
+    moment = to_ms(datetime(2024, 12, 31, 23, 59, tzinfo=timezone.utc))
+    assert Bucketing("hour").label(moment) == "2024-12-31T23"
+    assert Bucketing("month").next_start(Bucketing("month").start(moment)) == to_ms(
+        "2025-01-01T00:00:00Z"
+    )
+
+
+# --- plans ---------------------------------------------------------------------------------
+
+HOT = Entity(pk="Org#{org}#{bucket}#{shard}", sk="Post#{id}", bucket="day", shards=3)
+
+
+def test_plans_print_one_line_per_call() -> None:
+    plan = HOT.plan("2024-05-01T12:00:00Z", "2024-05-03T12:00:00Z", org="acme")
+    lines = plan.lines()
+    assert len(lines) == len(plan.calls) == 9  # 3 days x 3 shards
+    assert lines[0].startswith("Query table: PK = 'Org#acme#2024-05-01#0' AND SK BETWEEN")
+    assert str(plan) == "\n".join(lines)
+    newest = HOT.plan("2024-05-01T12:00Z", "2024-05-03T12:00Z", newest_first=True, org="acme")
+    assert newest.calls[0].partition == "Org#acme#2024-05-03#0"
+    one = POST.plan(0, 1000, index="GSI1", author="bob")
+    assert len(one.lines()) == 1 and "index=GSI1" in one.lines()[0]
+
+
+def test_bucket_edges_clip_the_sort_key_range() -> None:
+    plan = HOT.plan("2024-05-01T12:00:00Z", "2024-05-02T00:00:00Z", org="acme")
+    assert {call.partition for call in plan.calls} == {f"Org#acme#2024-05-01#{n}" for n in "012"}
+    exact = HOT.plan("2024-05-01T00:00:00Z", "2024-05-02T00:00:00.001Z", org="acme")
+    assert [group[0].partition for group in exact.groups] == [
+        "Org#acme#2024-05-01#0",
+        "Org#acme#2024-05-02#0",
+    ]
+    last = exact.groups[-1][0]
+    assert last.lo == "Post#" + str(ULID.min_for("2024-05-02T00:00:00Z"))
+    assert last.hi == "Post#" + str(ULID.min_for("2024-05-02T00:00:00.001Z"))
+
+
+def test_single_call_helpers_refuse_fan_out() -> None:
+    with pytest.raises(InvalidQuery, match="partitions"):
+        HOT.query_args("2024-05-01T00:00Z", "2024-05-01T01:00Z", org="acme")
+    args = HOT.query_args(
+        "2024-05-01T00:00Z", "2024-05-01T01:00Z", org="acme", bucket="2024-05-01", shard=2
+    )
+    assert args["ExpressionAttributeValues"][":pk"] == {"S": "Org#acme#2024-05-01#2"}
+    with pytest.raises(InvalidQuery, match="since"):
+        HOT.latest(object(), 5, org="acme")
+    with pytest.raises(InvalidValue, match="limit"):
+        POST.plan(0, 10, limit=-1, org="a")
+    with pytest.raises(InvalidQuery, match="narrower"):
+        Entity(pk="O#{org}#{bucket}", sk="P#{id}", bucket="hour").plan(0, 2**40, org="a")
+
+
+def test_key_template_renders_and_matches() -> None:
+    template = KeyTemplate("Post#{post}#Comment#{id}")
+    values = {"post": "p1", "id": "01HX5Q3T8R6K2M9N4P7W1Y3ZBC"}
+    key = template.render(values)
+    assert key == "Post#p1#Comment#01HX5Q3T8R6K2M9N4P7W1Y3ZBC"
+    assert template.match(key) == values
+    assert template.match(key + "#Reply#x") is None
+    assert template.prefix_before("id", values) == "Post#p1#Comment#"
+    assert template.fields_before("id") == ("post",)
+
+
+def test_after_accepts_items_keys_and_ulids() -> None:
+    ulid = ULID.new()
+    keys = POST.keys(org="acme", author="bob", id=ulid)
+    assert POST.ulid_of(keys, index="GSI1") == ulid
+    table_key = {"PK": keys["PK"], "SK": keys["SK"]}  # no GSI keys: the table's SK is used
+    assert POST.ulid_of(table_key, index="GSI1") == POST.ulid_of(str(ulid).lower()) == ulid
+    with pytest.raises(KeyMismatch):
+        POST.ulid_of({"SK": "Comment#1"})
+    with pytest.raises(InvalidKeyField):
+        POST.ulid_of(3.5)
+    newest = POST.plan(0, 2**47, newest_first=True, after=ulid, org="acme").calls[0]
+    assert newest.hi == f"Post#{ulid}" and newest.lo == "Post#" + str(ULID.min_for(0))
+    oldest = POST.plan(0, 2**47, after=ulid, org="acme").calls[0]
+    assert oldest.lo == f"Post#{ULID.from_int(ulid.int + 1)}"
+
+
+def test_buckets_in_an_index_partition_key() -> None:
+    feed = Entity(
+        pk="Org#{org}",
+        sk="Post#{id}",
+        gsi={"Feed": Index(pk="Feed#{bucket}", sk="{org}#{id}")},
+        bucket="day",
+    )
+    ulid = ULID.min_for("2024-05-01T23:59:59.999Z")
+    keys = feed.keys(org="acme", id=ulid)
+    assert keys["FeedPK"] == "Feed#2024-05-01" and keys["FeedSK"] == f"acme#{ulid}"
+    assert keys["PK"] == "Org#acme"  # the table itself is not bucketed
+    plan = feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", index="Feed", org="acme")
+    assert [c.partition for c in plan.calls] == ["Feed#2024-05-01", "Feed#2024-05-02"]
+    assert all(c.lo.startswith("acme#") and c.index == "Feed" for c in plan.calls)
+    assert len(feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", org="acme").calls) == 1
+    with pytest.raises(KeyMismatch, match="bucket"):
+        feed.parse({**keys, "FeedPK": "Feed#2024-05-02"})
+
+
+def test_keys_and_plans_need_no_boto3() -> None:
+    """Only the executors touch boto3; keys, parsing and plans work without it installed."""
+    code = (
+        "import sys; sys.modules['boto3'] = sys.modules['botocore'] = None\n"
+        "from ulidkeys.dynamodb import Entity\n"
+        "e = Entity(pk='Org#{org}', sk='Post#{id}')\n"
+        "assert e.parse(e.keys(org='a'))['org'] == 'a'\n"
+        "print(e.plan(0, 10, org='a'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Query table: PK = 'Org#a' AND SK BETWEEN")
