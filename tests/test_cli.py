@@ -71,3 +71,42 @@ def test_range_resolution_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["range", "--resolution"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert len(rows) == 11 and rows[-1].split()[:2] == ["10", "1"]
+
+
+def test_query_explain_prints_the_plan_without_aws(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["query", "--pk", "Org#{org}", "--sk", "Post#{id}", "--field", "org=acme"]
+    window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
+    assert main([*argv, *window, "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "PK = 'Org#acme'" in out and "Post#01HY2WF4M00000000000000000" in out
+
+
+def test_query_runs_against_moto(capsys: pytest.CaptureFixture[str]) -> None:
+    import boto3
+    from moto import mock_aws
+    from test_dynamodb_support import create_table
+
+    from ulidkeys.dynamodb import Entity
+
+    post = Entity(pk="Org#{org}", sk="Post#{id}")
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        create_table(client, "app")
+        inside = [ULID.new(at=1715936400000 + i * 1000) for i in range(3)]
+        outside = ULID.min_for(1715936400000 + 3600_000)
+        for u in [*inside, outside]:
+            client.put_item(
+                TableName="app",
+                Item={k: {"S": v} for k, v in post.keys(org="acme", id=u).items()},
+            )
+        argv = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}"]
+        window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
+        assert main([*argv, "--field", "org=acme", *window, "--region", "us-east-1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["SK"] for line in lines] == [f"Post#{u}" for u in inside]
+
+
+def test_query_field_must_be_name_value(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["query", "--pk", "Org#{org}", "--sk", "Post#{id}", "--field", "acme"]
+    assert main([*argv, "--since", "0", "--explain"]) == 2
+    assert "NAME=VALUE" in capsys.readouterr().err

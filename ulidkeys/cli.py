@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import ulidkeys
-from ulidkeys.errors import InvalidWindow, UlidkeysError
+from ulidkeys.errors import InvalidValue, InvalidWindow, UlidkeysError
 from ulidkeys.prefixcover import human_span, resolution_table
 from ulidkeys.timeinput import format_ms
 from ulidkeys.timewindow import TimeWindow
@@ -79,6 +80,70 @@ def _cmd_range(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fields(pairs: Sequence[str]) -> dict[str, str]:
+    """``["org=acme", "author=bob"]`` -> ``{"org": "acme", "author": "bob"}``."""
+    fields: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise InvalidValue(f"--field {pair!r} must look like NAME=VALUE (e.g. org=acme)")
+        fields[name] = value
+    return fields
+
+
+def _client(service: str, args: argparse.Namespace) -> Any:
+    import boto3
+
+    return boto3.client(service, endpoint_url=args.endpoint_url, region_name=args.region)
+
+
+def _print_json_lines(items: Iterable[Mapping[str, Any]]) -> int:
+    count = 0
+    for item in items:
+        print(json.dumps(item, default=str, sort_keys=True))
+        count += 1
+    return count
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    from ulidkeys.dynamodb import Entity
+
+    entity = Entity(
+        pk=args.pk,
+        sk=args.sk,
+        pk_attr=args.pk_attr,
+        sk_attr=args.sk_attr,
+        bucket=args.bucket,
+        shards=args.shards,
+    )
+    fields: dict[str, Any] = dict(_fields(args.field))
+    window = {"newest_first": args.newest_first, "limit": args.limit}
+    if args.explain:
+        print(entity.plan(args.since, args.until, **window, **fields))
+        return 0
+    if not args.table:
+        raise InvalidValue("query needs --table (or --explain to print the plan only)")
+    items = entity.query_window(
+        _client("dynamodb", args),
+        args.since,
+        args.until,
+        table_name=args.table,
+        **window,
+        **fields,
+    )
+    count = _print_json_lines(items)
+    print(f"{count} items", file=sys.stderr)
+    return 0
+
+
+def _add_aws_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--endpoint-url", help="e.g. a local moto server: http://127.0.0.1:5000")
+    parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
+    parser.add_argument(
+        "--explain", action="store_true", help="print the planned calls; call nothing"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ulidkeys", description="Time-sortable keys (ULID) for S3 and DynamoDB."
@@ -108,6 +173,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--resolution", action="store_true", help="print what each time character spans"
     )
     window.set_defaults(handler=_cmd_range)
+
+    query = commands.add_parser("query", help="DynamoDB items of an entity in a time window")
+    query.add_argument("--table", help="table name")
+    query.add_argument("--pk", required=True, help="partition key template, e.g. 'Org#{org}'")
+    query.add_argument("--sk", required=True, help="sort key template, e.g. 'Post#{id}'")
+    query.add_argument(
+        "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
+    )
+    query.add_argument("--since", required=True, help="ISO-8601, epoch ms, or 'now'")
+    query.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
+    query.add_argument("--newest-first", action="store_true")
+    query.add_argument("--limit", type=int, default=None)
+    query.add_argument("--pk-attr", default="PK")
+    query.add_argument("--sk-attr", default="SK")
+    query.add_argument("--bucket", choices=["hour", "day", "month", "year"], default=None)
+    query.add_argument("--shards", type=int, default=None)
+    _add_aws_options(query)
+    query.set_defaults(handler=_cmd_query)
 
     demo = commands.add_parser("demo", help="a tour of the library")
     demo.set_defaults(handler=_cmd_demo)
