@@ -51,3 +51,22 @@ def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- S3 key layouts and listings (ulidkeys.s3) ---------------------------------------------
+
+
+class InvalidLayout(InvalidValue):
+    """A ``KeyLayout`` whose prefix, shard count, period or suffix breaks a rule."""
+
+
+class InvalidKeyPart(InvalidValue):
+    """A caller-supplied key part (extension, cursor) that would make an odd or unsafe key."""
+
+
+class KeyMismatch(InvalidValue):
+    """An S3 key that does not fit the layout it was parsed with."""
+
+
+class UploadConflict(UlidkeysError):
+    """``put_new`` met a conflicting write on every fresh key it tried (should never happen)."""
