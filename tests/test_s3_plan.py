@@ -161,3 +161,16 @@ def test_bad_cursor_raises() -> None:
     with pytest.raises(InvalidKeyPart, match="after="):
         layout.plan_window(T0, T0 + 1, after="u/whatever")
     assert order(layout, layout.key_for(ulid_at(T0, 1)))[0] == ulid_at(T0, 1)
+
+
+@pytest.mark.parametrize("spread", [1_000, 60_000, 3_600_000])
+def test_latest_narrows_crowded_slices_instead_of_reading_them(spread: int) -> None:
+    """50,000 keys crowded before ``before``: latest(5) must not read them all, wherever
+    the crowd sits relative to the first slices."""
+    layout = KeyLayout("busy/")
+    first = T0 - spread - 600_000
+    keys = [layout.key_for(ulid_at(first + i * spread // 50_000, i)) for i in range(50_000)]
+    fake = FakeS3(keys)
+    listing = layout.latest(fake, "b", 5, before=T0)
+    assert [o["Key"] for o in listing] == keys[::-1][:5]
+    assert listing.stats.transferred < 20_000  # each crowded probe costs one page

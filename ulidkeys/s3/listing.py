@@ -192,23 +192,27 @@ def _general_latest(
     max_workers: int,
     stats: ListingStats,
 ) -> Iterator[Obj]:
-    """Walk back from ``end`` in slices: grow 4x after a short slice, halve after a crowded one.
+    """Walk back from ``end`` in slices: grow 4x after a short slice, quarter a crowded one.
 
-    A slice that streams more than ``cap`` objects is abandoned and retried at half the
-    width, so neither memory nor calls grow with the bucket, only with ``n``.
+    A slice that streams more than ``cap`` objects is abandoned and retried at a quarter of
+    its width, and slices stay narrower than the last crowded one until one returns data, so
+    neither memory nor calls grow with the bucket or a crowded stretch, only with ``n``.
     """
-    remaining, width = n, FIRST_SLICE_MS
+    remaining, width, crowded = n, FIRST_SLICE_MS, 0
     while remaining > 0 and end > 0:
         start = max(0, end - width)
         plan = plan_window(layout, TimeWindow.from_ms(start, end))
-        cap = None if end - start == 1 else max(1000, 2 * remaining)
+        cap = None if end - start == 1 else max(999, 2 * remaining)  # 999: one full page
         tail = _slice_tail(plan, client, bucket, max_workers, stats, remaining, cap)
         if tail is None:
-            width = max(1, (end - start) // 2)
+            crowded = end - start
+            width = max(1, crowded // 4)
             continue
         remaining -= len(tail)
         yield from reversed(tail)
-        end, width = start, width * 4
+        if tail:
+            crowded = 0
+        end, width = start, width * 4 if not crowded else min(width * 4, max(1, crowded // 2))
 
 
 def _directory_latest(
