@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import threading
 from typing import Any
@@ -93,4 +94,49 @@ class FakeS3:
         }
         if len(chosen) > size:
             result["NextContinuationToken"] = page[-1]
+        return result
+
+
+class FakeDirectoryBucket:
+    """ListObjectsV2 of an S3 Express directory bucket: pages in no particular order, no
+    ``StartAfter``, and only prefixes that end in '/' (the rules moto does not model)."""
+
+    def __init__(self, keys: list[str], seed: int = 0, page: int = 1000) -> None:
+        self.keys = list(dict.fromkeys(keys))
+        self.seed = seed
+        self.page = page
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
+        assert "StartAfter" not in kwargs, "directory buckets reject StartAfter"
+        prefix = kwargs.get("Prefix", "")
+        assert prefix == "" or prefix.endswith("/"), f"directory buckets reject Prefix={prefix!r}"
+        assert 1 <= kwargs["MaxKeys"] <= 1000
+        with self._lock:
+            self.requests.append(kwargs)
+            chosen = [k for k in self.keys if k.startswith(prefix)]
+            entries: list[tuple[str, str]] = []
+            seen: set[str] = set()
+            for key in chosen:
+                cut = key.find("/", len(prefix)) if kwargs.get("Delimiter") == "/" else -1
+                if cut < 0:
+                    entries.append(("Key", key))
+                elif key[: cut + 1] not in seen:
+                    seen.add(key[: cut + 1])
+                    entries.append(("Prefix", key[: cut + 1]))
+            # a scrambled order that is stable across the pages of one listing
+            order = sorted(
+                entries, key=lambda e: hashlib.md5(f"{self.seed}{e[1]}".encode()).digest()
+            )
+            start = int(kwargs.get("ContinuationToken", "0"))
+            size = min(self.page, kwargs["MaxKeys"])
+            page = order[start : start + size]
+        result: dict[str, Any] = {
+            "Contents": [{"Key": k, "Size": 0} for kind, k in page if kind == "Key"],
+            "CommonPrefixes": [{"Prefix": p} for kind, p in page if kind == "Prefix"],
+            "IsTruncated": start + size < len(order),
+        }
+        if result["IsTruncated"]:
+            result["NextContinuationToken"] = str(start + size)
         return result

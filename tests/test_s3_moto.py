@@ -185,6 +185,9 @@ def test_periods_lists_folders_with_data(s3: Recorder) -> None:
         floors = {t - t % step for t in times}
         assert starts == sorted(f for f in floors if f + step > since and f < until)
         assert len(starts) == (3 if period == "day" else 2)  # T0 is hour-aligned
+        # a window inside one folder: the folder itself, not the level below it
+        inner = layout.periods(s3, bucket, times[0], times[0] + 1)
+        assert [p.start_ms for p in inner] == [times[0] - times[0] % step]
         assert [p.folder for p in found] == [layout.period_folder(ms) for ms in starts]
     with pytest.raises(InvalidValue, match="no period folders"):
         KeyLayout("p/").periods(s3, bucket, T0, T0 + 1)

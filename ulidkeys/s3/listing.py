@@ -310,7 +310,7 @@ def _folders(
         else:
             first = base + format_folder("day", window.start_ms)
             last = base + format_folder("day", end - 1)
-            prefix = common_prefix(first, last)
+            prefix = common_prefix(first[:-1], last[:-1])  # never the whole folder
             # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the character after "/".
             calls.append((base, ListCall(prefix, first[:-1], last[:-1] + "0", delimiter="/")))
     found: set[int] = set()
