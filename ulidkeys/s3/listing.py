@@ -77,40 +77,63 @@ class Listing(Iterator[Obj]):
             close()
 
 
-class _Chain:
-    """Reads one ListCall's pages, prefetching the next page while the current one is used."""
+class _Crowded(Exception):
+    """A chain needed more pages than its budget (``latest`` then narrows the slice)."""
 
-    def __init__(self, pool: ThreadPoolExecutor, client: Any, bucket: str, call: ListCall):
+
+class _Chain:
+    """Reads one ListCall's pages; with ``read_ahead`` the next page is requested while the
+    current one is used (faster long listings, but one wasted call if the reader stops early).
+    """
+
+    def __init__(
+        self,
+        pool: ThreadPoolExecutor,
+        client: Any,
+        bucket: str,
+        call: ListCall,
+        stats: ListingStats,
+        read_ahead: bool = True,
+        max_pages: int | None = None,
+    ) -> None:
         self._pool, self._client, self._bucket, self.call = pool, client, bucket, call
+        self._stats, self._read_ahead, self._pages_left = stats, read_ahead, max_pages
         self._next: Future[Obj] | None = self._fetch(None)  # start at once: chains overlap
 
     def _fetch(self, token: str | None) -> Future[Obj]:
+        if self._pages_left is not None:
+            if self._pages_left == 0:
+                raise _Crowded
+            self._pages_left -= 1
+        self._stats.calls += 1  # counted when sent: calls made, not calls used
         return self._pool.submit(
             self._client.list_objects_v2, **self.call.request(self._bucket, token)
         )
 
-    def pages(self, stats: ListingStats) -> Iterator[Obj]:
+    def pages(self) -> Iterator[Obj]:
         """Each page once; the chain ends at the last page or past ``stop_at``."""
         stop = self.call.stop_at if self.call.ordered else None
         while self._next is not None:
             page = self._next.result()
-            stats.calls += 1
             contents = page.get("Contents") or []
             folders = page.get("CommonPrefixes") or []
-            stats.transferred += len(contents) + len(folders)
+            self._stats.transferred += len(contents) + len(folders)
             token = page.get("NextContinuationToken") if page.get("IsTruncated") else None
             last = max(
                 contents[-1]["Key"] if contents else "", folders[-1]["Prefix"] if folders else ""
             )
-            done = token is None or (stop is not None and last >= stop)
-            self._next = None if done else self._fetch(token)
+            if stop is not None and last >= stop:
+                token = None
+            self._next = self._fetch(token) if token and self._read_ahead else None
             yield page
+            if token and not self._read_ahead:
+                self._next = self._fetch(token)
 
     def items(self, plan: WindowPlan, stats: ListingStats) -> Iterator[tuple[_Order, Obj]]:
         """``(order, object)`` for the keys of the window, ascending."""
         stop = self.call.stop_at if self.call.ordered else None
         found: list[tuple[_Order, Obj]] = []
-        for page in self.pages(stats):
+        for page in self.pages():
             for obj in page.get("Contents") or []:
                 key = obj["Key"]
                 if stop is not None and key >= stop:
@@ -128,7 +151,13 @@ class _Chain:
 
 
 def _merged(
-    plan: WindowPlan, client: Any, bucket: str, max_workers: int, stats: ListingStats
+    plan: WindowPlan,
+    client: Any,
+    bucket: str,
+    max_workers: int,
+    stats: ListingStats,
+    read_ahead: bool = True,
+    max_pages: int | None = None,
 ) -> Generator[Obj, None, None]:
     if not plan.calls:
         return
@@ -136,7 +165,9 @@ def _merged(
         max_workers=max(1, min(max_workers, len(plan.calls))), thread_name_prefix="ulidkeys-s3"
     )
     try:
-        chains = [_Chain(pool, client, bucket, call) for call in plan.calls]
+        chains = [
+            _Chain(pool, client, bucket, call, stats, read_ahead, max_pages) for call in plan.calls
+        ]
         streams = [chain.items(plan, stats) for chain in chains]
         # Every chain is ascending in (ULID, key); a k-way merge keeps that order overall.
         for _order, obj in heapq.merge(*streams, key=lambda item: item[0]):
@@ -168,16 +199,16 @@ def _slice_tail(
     max_workers: int,
     stats: ListingStats,
     keep: int,
-    cap: int | None,
+    max_pages: int | None,
 ) -> deque[Obj] | None:
-    """The last ``keep`` objects of a plan, or None once more than ``cap`` objects stream by."""
+    """The last ``keep`` objects of a plan, or None if a chain needs more than ``max_pages``."""
     tail: deque[Obj] = deque(maxlen=keep)
-    stream = _merged(plan, client, bucket, max_workers, stats)
+    # no read-ahead: a crowded slice must not leave a wasted call per chain behind
+    stream = _merged(plan, client, bucket, max_workers, stats, False, max_pages)
     try:
-        for seen, obj in enumerate(stream, 1):
-            if cap is not None and seen > cap:
-                return None
-            tail.append(obj)
+        tail.extend(stream)
+    except _Crowded:
+        return None
     finally:
         stream.close()
     return tail
@@ -194,16 +225,17 @@ def _general_latest(
 ) -> Iterator[Obj]:
     """Walk back from ``end`` in slices: grow 4x after a short slice, quarter a crowded one.
 
-    A slice that streams more than ``cap`` objects is abandoned and retried at a quarter of
-    its width, and slices stay narrower than the last crowded one until one returns data, so
-    neither memory nor calls grow with the bucket or a crowded stretch, only with ``n``.
+    A slice is crowded when a chain needs more pages than ``n`` can justify (one page for
+    n <= 499); it is abandoned after those pages and retried at a quarter of its width, and
+    slices stay narrower than the last crowded one until one returns data. So calls and
+    memory grow with ``n`` and the log of the distance searched, never with the bucket.
     """
     remaining, width, crowded = n, FIRST_SLICE_MS, 0
     while remaining > 0 and end > 0:
         start = max(0, end - width)
         plan = plan_window(layout, TimeWindow.from_ms(start, end))
-        cap = None if end - start == 1 else max(999, 2 * remaining)  # 999: one full page
-        tail = _slice_tail(plan, client, bucket, max_workers, stats, remaining, cap)
+        budget = None if end - start == 1 else 1 + 2 * remaining // 1000
+        tail = _slice_tail(plan, client, bucket, max_workers, stats, remaining, budget)
         if tail is None:
             crowded = end - start
             width = max(1, crowded // 4)
@@ -318,9 +350,9 @@ def _folders(
         return found
     step = PERIOD_MS[level]
     with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
-        chains = [(base, _Chain(pool, client, bucket, call)) for base, call in calls]
+        chains = [(base, _Chain(pool, client, bucket, call, stats)) for base, call in calls]
         for base, chain in chains:
-            for page in chain.pages(stats):
+            for page in chain.pages():
                 for entry in page.get("CommonPrefixes") or []:
                     ms = parse_folder(level, entry["Prefix"].removeprefix(base))
                     if ms is None or not entry["Prefix"].startswith(base):
