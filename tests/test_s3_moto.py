@@ -56,7 +56,7 @@ def keys_of(listing: Any) -> list[str]:
 @given(
     layout=layouts,
     seed=st.integers(0, 2**32),
-    n=st.integers(0, 1500),
+    n=st.integers(0, 3000),
     start=st.integers(-HOUR, 3 * DAY),
     length=st.sampled_from([1, 1000, 60_000, HOUR, DAY, 4 * DAY]),
 )
@@ -168,6 +168,23 @@ def test_latest_matches_brute_force(
     expected = brute_force(layout, keys, 0, before)[::-1][:want]
     listing = layout.latest(s3, bucket, want, before=before)
     assert keys_of(listing) == expected
+
+
+def test_latest_jumps_over_empty_days_with_period_folders(s3: Recorder) -> None:
+    """Two years of nothing before ``before``: day folders (one Delimiter call per shard)
+    let latest jump straight to the newest day with data instead of searching back."""
+    layout = KeyLayout("g/", shards=2, period="day")
+    keys = [layout.key_for(ulid_at(T0 + i * 60_000, i)) for i in range(300)]
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    s3.requests.clear()
+    listing = layout.latest(s3, bucket, 10, before=T0 + 730 * DAY)
+    assert keys_of(listing) == keys[::-1][:10]
+    # 2 day listings, then slices of 1 min .. 17 h back from the end of the newest day (data
+    # ends 10 h before it): 6 slices x 2 shards. Searching back from two years later without
+    # the day folders would take 11+ slices.
+    assert listing.stats.calls == len(s3.requests) <= 2 + 2 * 6
+    assert keys_of(layout.latest(s3, bucket, 10, before=T0)) == []
 
 
 def test_periods_lists_folders_with_data(s3: Recorder) -> None:

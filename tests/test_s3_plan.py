@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from s3support import T0, FakeS3, brute_force, layouts, order, ulid_at
 
 from ulidkeys import TimeWindow
-from ulidkeys.errors import InvalidKeyPart
+from ulidkeys.errors import InvalidKeyPart, InvalidValue
 from ulidkeys.s3 import KeyLayout, execute, plan_window
 from ulidkeys.s3.layout import PERIOD_LIMIT_MS
 from ulidkeys.s3.plan import MAX_KEYS
@@ -154,6 +154,15 @@ def test_far_future_windows_stop_at_the_last_period_folder() -> None:
     assert [o["Key"] for o in execute(plan, FakeS3(keys), "b")] == [layout.key_for(last)]
     beyond = plan_window(layout, TimeWindow.from_ms(PERIOD_LIMIT_MS, PERIOD_LIMIT_MS + 10))
     assert beyond.calls == ()
+
+
+def test_page_size_is_capped_at_1000() -> None:
+    layout = KeyLayout("u/")
+    window = TimeWindow.from_ms(T0, T0 + 1)
+    assert {c.max_keys for c in plan_window(layout, window, max_keys=7).calls} == {7}
+    for bad in (0, 1001):
+        with pytest.raises(InvalidValue, match="max_keys"):
+            plan_window(layout, window, max_keys=bad)
 
 
 def test_bad_cursor_raises() -> None:

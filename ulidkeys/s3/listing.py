@@ -24,7 +24,7 @@ from ulidkeys.s3.layout import (
     format_folder,
     parse_folder,
 )
-from ulidkeys.s3.plan import SKIP, ListCall, WindowPlan, common_prefix, plan_window
+from ulidkeys.s3.plan import MAX_KEYS, SKIP, ListCall, WindowPlan, common_prefix, plan_window
 from ulidkeys.timeinput import TimeInput, ms_to_datetime, now_ms, to_ms
 from ulidkeys.timewindow import TimeWindow
 
@@ -225,16 +225,28 @@ def _general_latest(
 ) -> Iterator[Obj]:
     """Walk back from ``end`` in slices: grow 4x after a short slice, quarter a crowded one.
 
-    A slice is crowded when a chain needs more pages than ``n`` can justify (one page for
-    n <= 499); it is abandoned after those pages and retried at a quarter of its width, and
+    A slice is crowded when a chain needs more pages than ``n`` can justify (one full page
+    for n < 500); it is abandoned and retried at a quarter of its width, and
     slices stay narrower than the last crowded one until one returns data. So calls and
     memory grow with ``n`` and the log of the distance searched, never with the bucket.
     """
     remaining, width, crowded = n, FIRST_SLICE_MS, 0
+    # With period folders, one Delimiter listing per shard names the days that hold data, so
+    # empty stretches are jumped over and the walk ends after the oldest day.
+    days = None
+    if layout.period is not None:
+        window = TimeWindow.from_ms(0, end)
+        days = sorted(_folders(layout, client, bucket, window, "day", stats))
     while remaining > 0 and end > 0:
+        if days is not None:
+            while days and days[-1] >= end:
+                days.pop()
+            if not days:
+                return
+            end = min(end, days[-1] + DAY_MS)
         start = max(0, end - width)
         plan = plan_window(layout, TimeWindow.from_ms(start, end))
-        budget = None if end - start == 1 else 1 + 2 * remaining // 1000
+        budget = None if end - start == 1 else 1 + 2 * remaining // MAX_KEYS
         tail = _slice_tail(plan, client, bucket, max_workers, stats, remaining, budget)
         if tail is None:
             crowded = end - start

@@ -6,11 +6,11 @@ Pure functions returning frozen dataclasses, so a plan can be printed (``ulidkey
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ulidkeys import base32
-from ulidkeys.errors import InvalidKeyPart, describe
+from ulidkeys.errors import InvalidKeyPart, InvalidType, InvalidValue, describe
 from ulidkeys.s3.layout import PERIOD_LIMIT_MS, PERIOD_MS, KeyLayout
 from ulidkeys.timewindow import TimeWindow
 
@@ -197,12 +197,18 @@ def plan_window(
     *,
     after: str | None = None,
     directory_bucket: bool = False,
+    max_keys: int = MAX_KEYS,
 ) -> WindowPlan:
     """The plan listing exactly the keys of ``layout`` whose ULID time is in ``window``.
 
     ``after`` (a key the listing returned) resumes after that key. ``directory_bucket``
     plans for S3 Express buckets (unordered, no StartAfter, '/'-ending prefixes only).
+    ``max_keys`` (1..1000) is the page size of every call.
     """
+    if isinstance(max_keys, bool) or not isinstance(max_keys, int):
+        raise InvalidType(f"max_keys={describe(max_keys)} must be an int")
+    if not 1 <= max_keys <= MAX_KEYS:
+        raise InvalidValue(f"max_keys={max_keys} must be 1..{MAX_KEYS} (S3's page cap)")
     cursor = _cursor(layout, after)
     start, end = window.start_ms, window.end_ms
     if layout.period is not None:
@@ -214,6 +220,7 @@ def plan_window(
                 calls += _directory_calls(layout, shard, start, end, cursor)
             elif (call := _ordered_call(layout, shard, start, end, cursor)) is not None:
                 calls.append(call)
+    calls = [replace(call, max_keys=max_keys) for call in calls]
     return WindowPlan(
         layout=layout,
         window=window,
