@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from s3support import T0, FakeDirectoryBucket, brute_force, layouts, ulid_at
 
-from ulidkeys.errors import UploadConflict
+from ulidkeys.errors import UnorderedListing, UploadConflict
 from ulidkeys.s3 import KeyLayout
 
 BUCKET = "uploads--use1-az4--x-s3"
@@ -76,12 +76,18 @@ def test_directory_listing_requests_slash_prefixes_without_start_after(client: A
     assert listing.stats.calls == 5 and listing.stats.skipped == 1
 
 
-def test_a_start_after_would_be_rejected(client: Any) -> None:
-    """The Stubber fails any request that differs from the expected one, StartAfter included."""
-    stub = Stubber(client)
-    stub.add_response("list_objects_v2", page([]), {"Bucket": BUCKET, "MaxKeys": 1000})
-    with stub, pytest.raises(Exception, match="StartAfter"):
-        client.list_objects_v2(Bucket=BUCKET, MaxKeys=1000, StartAfter="x")
+def test_an_unordered_listing_under_a_general_bucket_name_raises() -> None:
+    """A general-purpose listing that comes back out of order would make StartAfter and the
+    stop bound drop keys silently; the executor refuses instead."""
+    layout = KeyLayout("up/")
+    keys = [layout.key_for(ulid_at(T0 + i, i)) for i in range(50)]
+    fake = FakeDirectoryBucket(keys, seed=1)
+    fake.list_objects_v2 = lambda **kw: {  # type: ignore[method-assign]
+        "Contents": [{"Key": k} for k in reversed(keys)],
+        "IsTruncated": False,
+    }
+    with pytest.raises(UnorderedListing, match="out of order"):
+        list(layout.list_window(fake, "general-bucket", T0, T0 + 50))
 
 
 @settings(max_examples=60)

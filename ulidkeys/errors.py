@@ -68,5 +68,9 @@ class KeyMismatch(InvalidValue):
     """An S3 key that does not fit the layout it was parsed with."""
 
 
+class UnorderedListing(UlidkeysError):
+    """A general-purpose listing returned keys out of order (a directory bucket?)."""
+
+
 class UploadConflict(UlidkeysError):
     """``put_new`` met a conflicting write on every fresh key it tried (should never happen)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ulidkeys.errors import InvalidType, InvalidValue, describe
+from ulidkeys.errors import InvalidType, InvalidValue, UnorderedListing, describe
 from ulidkeys.s3.layout import (
     DAY_MS,
     PERIOD_LIMIT_MS,
@@ -133,9 +133,19 @@ class _Chain:
         """``(order, object)`` for the keys of the window, ascending."""
         stop = self.call.stop_at if self.call.ordered else None
         found: list[tuple[_Order, Obj]] = []
+        previous = ""
         for page in self.pages():
             for obj in page.get("Contents") or []:
                 key = obj["Key"]
+                if self.call.ordered:
+                    if key <= previous:
+                        # StartAfter and the stop bound would silently drop keys: refuse
+                        raise UnorderedListing(
+                            f"ListObjectsV2 returned {key!r} after {previous!r}; only S3 "
+                            "directory buckets list out of order, and their names end in "
+                            "'--x-s3'"
+                        )
+                    previous = key
                 if stop is not None and key >= stop:
                     return  # ordered listing: nothing after this can be in the window
                 verdict = plan.judge(key)
