@@ -100,3 +100,22 @@ class UnprocessedItemsLeft(UlidkeysError):
     def __init__(self, message: str, requests: list[dict[str, object]]) -> None:
         super().__init__(message)
         self.requests = requests
+
+
+# --- S3 key layouts and listings (ulidkeys.s3) ---------------------------------------------
+
+
+class InvalidLayout(InvalidValue):
+    """A ``KeyLayout`` whose prefix, shard count, period or suffix breaks a rule."""
+
+
+class InvalidKeyPart(InvalidValue):
+    """A caller-supplied key part (extension, cursor) that would make an odd or unsafe key."""
+
+
+class UnorderedListing(UlidkeysError):
+    """A general-purpose listing returned keys out of order (a directory bucket?)."""
+
+
+class UploadConflict(UlidkeysError):
+    """``put_new`` met a conflicting write on every fresh key it tried (should never happen)."""

@@ -1,0 +1,281 @@
+"""S3 listings and writes against moto in-process: exact windows, resume, latest, periods, put_new.
+
+Keys are created straight in moto's backend (``ulidkeys.s3.mocking.fill_bucket``); every
+ListObjectsV2 request goes through a Recorder that fails the test if MaxKeys exceeds 1,000.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+from s3support import T0, Recorder, brute_force, layouts, new_bucket, ulid_at
+
+import ulidkeys.s3.layout
+from ulidkeys import TimeWindow
+from ulidkeys.errors import InvalidValue, UploadConflict
+from ulidkeys.s3 import KeyLayout
+from ulidkeys.s3.mocking import fill_bucket
+
+HOUR = 3_600_000
+DAY = 86_400_000
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[Recorder]:
+    with mock_aws():
+        client = boto3.client(
+            "s3",
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+        yield Recorder(client)
+
+
+def random_keys(layout: KeyLayout, rng: random.Random, n: int, lo: int, hi: int) -> list[str]:
+    exts = [None, None, None, "png"]
+    return [
+        layout.key_for(ulid_at(rng.randrange(lo, hi), rng.getrandbits(80)), rng.choice(exts))
+        for _ in range(n)
+    ]
+
+
+def keys_of(listing: Any) -> list[str]:
+    return [obj["Key"] for obj in listing]
+
+
+@settings(max_examples=15)
+@given(
+    layout=layouts,
+    seed=st.integers(0, 2**32),
+    n=st.integers(0, 3000),
+    start=st.integers(-HOUR, 3 * DAY),
+    length=st.sampled_from([1, 1000, 60_000, HOUR, DAY, 4 * DAY]),
+)
+def test_list_window_matches_brute_force(
+    s3: Recorder, layout: KeyLayout, seed: int, n: int, start: int, length: int
+) -> None:
+    rng = random.Random(seed)
+    start += T0
+    end = start + length
+    keys = random_keys(layout, rng, n, T0 - HOUR, T0 + 3 * DAY)
+    top = (1 << 80) - 1
+    for t, r in [(start - 1, top), (start, 0), (start, top), (end - 1, top), (end, 0)]:
+        keys.append(layout.key_for(ulid_at(t, r)))
+    keys += [layout.prefix + "junk", layout.prefix + "0" * 26 + ".bad suffix"]
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    s3.requests.clear()
+    listing = layout.list_window(s3, bucket, start, end)
+    got = keys_of(listing)
+    assert got == brute_force(layout, keys, start, end)
+    assert listing.stats.calls == len(s3.requests)
+    assert all("StartAfter" in r or "ContinuationToken" in r for r in s3.requests)
+
+
+def test_more_than_1000_keys_in_a_window_paginate_with_bounds_inside_pages(s3: Recorder) -> None:
+    layout = KeyLayout("logs/", suffix=".json")
+    keys = [layout.key_for(ulid_at(T0 + 10 * i, i)) for i in range(2700)]
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    s3.requests.clear()
+    listing = layout.list_window(s3, bucket, T0 + 10 * 333 - 5, T0 + 10 * 2444 + 1)
+    assert keys_of(listing) == keys[333:2445]
+    assert listing.stats.calls == 3 == len(s3.requests)  # ceil(2112 / 1000)
+    assert [r["MaxKeys"] for r in s3.requests] == [1000] * 3
+    assert listing.stats.outside == 2700 - 2445  # the last page runs to the end of the bucket
+
+
+def test_resume_from_every_cursor_position(s3: Recorder) -> None:
+    layout = KeyLayout("up/", shards=3, period="hour", suffix=".jpg")
+    rng = random.Random(7)
+    start, end = T0 + HOUR - 20_000, T0 + HOUR + 20_000  # crosses an hour folder
+    keys = random_keys(layout, rng, 70, start - 5_000, end + 5_000)
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    full = keys_of(layout.list_window(s3, bucket, start, end))
+    assert full == brute_force(layout, keys, start, end) and len(full) > 30
+    for i, cursor in enumerate(full):
+        resumed = keys_of(layout.list_window(s3, bucket, start, end, after=cursor))
+        # a Lambda that read full[: i + 1] and resumed: union is the answer, nothing repeats
+        assert full[: i + 1] + resumed == full
+
+
+def test_keys_that_do_not_fit_are_skipped_and_counted(s3: Recorder) -> None:
+    layout = KeyLayout("u/", shards=2)
+    good = [layout.key_for(ulid_at(T0 + i, 2 * i)) for i in range(10)]  # all in shard 00
+    # inside the listed key ranges, but not keys of the layout:
+    wrong_shard = [f"u/01/{ulid_at(T0 + i, 2 * i)}" for i in range(3)]
+    lower_tail = [f"u/00/{ulid_at(T0 + i, 0)[:10]}{'zz' * 8}" for i in range(2)]
+    bad_suffix = [good[4] + "~", good[5] + ".tmp/part1"]
+    # outside every listed range: never even transferred
+    elsewhere = ["u/00/README", "u/01/x", "v/" + good[0]]
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, good + wrong_shard + lower_tail + bad_suffix + elsewhere)
+    listing = layout.list_window(s3, bucket, T0, T0 + 10)
+    assert keys_of(listing) == good
+    assert listing.stats.skipped == 3 + 2 + 2
+    assert listing.stats.returned == 10
+
+
+def test_prefix_plus_delimiter_loses_keys_but_list_window_does_not(s3: Recorder) -> None:
+    """The blog-post trick: Prefix = shared ULID prefix, Delimiter = the upper bound's next
+    character. Every key of the window with that character later in its name is folded into
+    CommonPrefixes and missing from Contents."""
+    layout = KeyLayout("uploads/")
+    window = TimeWindow.from_ms(T0, T0 + HOUR)
+    rng = random.Random(3)
+    keys = random_keys(layout, rng, 400, T0 - HOUR, T0 + 2 * HOUR)
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    expected = brute_force(layout, keys, window.start_ms, window.end_ms)
+    lo, hi = window.bounds("uploads/")
+    prefix = "uploads/" + window.common_prefix()
+    delimiter = hi[len(prefix)]
+    page = s3.list_objects_v2(Bucket=bucket, Prefix=prefix, Delimiter=delimiter, MaxKeys=1000)
+    assert not page["IsTruncated"]
+    naive = [o["Key"] for o in page.get("Contents", []) if lo <= o["Key"] < hi]
+    lost = sorted(set(expected) - set(naive))
+    assert lost, "with 400 random keys some in-window key contains the delimiter"
+    assert all(delimiter in key[len(prefix) :] for key in lost)
+    assert keys_of(layout.list_window(s3, bucket, T0, T0 + HOUR)) == expected
+
+
+@settings(max_examples=12)
+@given(
+    layout=layouts,
+    seed=st.integers(0, 2**32),
+    n=st.integers(1, 1500),
+    want=st.integers(0, 40),
+    spread=st.sampled_from([10, 60_000, DAY, 40 * DAY]),
+)
+def test_latest_matches_brute_force(
+    s3: Recorder, layout: KeyLayout, seed: int, n: int, want: int, spread: int
+) -> None:
+    rng = random.Random(seed)
+    keys = random_keys(layout, rng, n, T0 - spread, T0)
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    before = T0 - spread // 3
+    expected = brute_force(layout, keys, 0, before)[::-1][:want]
+    listing = layout.latest(s3, bucket, want, before=before)
+    assert keys_of(listing) == expected
+
+
+def test_latest_jumps_over_empty_days_with_period_folders(s3: Recorder) -> None:
+    """Two years of nothing before ``before``: day folders (one Delimiter call per shard)
+    let latest jump straight to the newest day with data instead of searching back."""
+    layout = KeyLayout("g/", shards=2, period="day")
+    keys = [layout.key_for(ulid_at(T0 + i * 60_000, i)) for i in range(300)]
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    s3.requests.clear()
+    listing = layout.latest(s3, bucket, 10, before=T0 + 730 * DAY)
+    assert keys_of(listing) == keys[::-1][:10]
+    # 2 day listings, then slices of 1 min .. 17 h back from the end of the newest day (data
+    # ends 10 h before it): 6 slices x 2 shards. Searching back from two years later without
+    # the day folders would take 11+ slices.
+    assert listing.stats.calls == len(s3.requests) <= 2 + 2 * 6
+    assert keys_of(layout.latest(s3, bucket, 10, before=T0)) == []
+
+
+def test_periods_lists_folders_with_data(s3: Recorder) -> None:
+    for period, step in (("day", DAY), ("hour", HOUR)):
+        layout = KeyLayout("p/", shards=2, period=period)  # type: ignore[arg-type]
+        times = [T0 + 5 * step + 7, T0 + 5 * step + 9, T0 + 7 * step, T0 + 30 * step, T0 - step]
+        keys = [layout.key_for(ulid_at(t, i)) for i, t in enumerate(times)]
+        keys.append("p/00/dt=garbage/x")
+        bucket = new_bucket(s3)
+        fill_bucket(bucket, keys)
+        since, until = T0 + step // 2, T0 + 30 * step
+        found = layout.periods(s3, bucket, since, until)
+        starts = [p.start_ms for p in found]
+        # folders overlapping [since, until) that hold a key (the key itself may lie outside)
+        floors = {t - t % step for t in times}
+        assert starts == sorted(f for f in floors if f + step > since and f < until)
+        assert len(starts) == (3 if period == "day" else 2)  # T0 is hour-aligned
+        # a window inside one folder: the folder itself, not the level below it
+        inner = layout.periods(s3, bucket, times[0], times[0] + 1)
+        assert [p.start_ms for p in inner] == [times[0] - times[0] % step]
+        assert [p.folder for p in found] == [layout.period_folder(ms) for ms in starts]
+    with pytest.raises(InvalidValue, match="no period folders"):
+        KeyLayout("p/").periods(s3, bucket, T0, T0 + 1)
+
+
+def fixed_then_fresh(monkeypatch: pytest.MonkeyPatch, first: str) -> None:
+    """Make the first id of every thread ``first`` (a forced collision), later ones fresh."""
+    real = ulidkeys.s3.layout.new
+    local = threading.local()
+
+    def fake() -> str:
+        if getattr(local, "used", False):
+            return real()
+        local.used = True
+        return first
+
+    monkeypatch.setattr(ulidkeys.s3.layout, "new", fake)
+
+
+def test_put_new_never_overwrites(s3: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = KeyLayout("in/", suffix=".txt")
+    bucket = new_bucket(s3)
+    taken = ulid_at(T0, 1)
+    s3.put_object(Bucket=bucket, Key=layout.key_for(taken), Body=b"first")
+    fixed_then_fresh(monkeypatch, taken)
+    key = layout.put_new(s3, bucket, b"second", ContentType="text/plain")
+    assert key != layout.key_for(taken) and layout.fits(key)
+    assert s3.get_object(Bucket=bucket, Key=layout.key_for(taken))["Body"].read() == b"first"
+    assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == b"second"
+    monkeypatch.setattr(ulidkeys.s3.layout, "new", lambda: taken)
+    with pytest.raises(UploadConflict, match="3 fresh keys"):
+        layout.put_new(s3, bucket, b"third", attempts=3)
+    with pytest.raises(InvalidValue, match="IfNoneMatch"):
+        layout.put_new(s3, bucket, b"x", IfNoneMatch="*")
+
+
+def test_racing_writers_one_wins_nothing_lost(
+    s3: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight threads start with the same key; S3 lets exactly one create it. moto checks
+    If-None-Match and then writes without a lock, so its PUT handler is serialized here to
+    model S3's atomic conditional write (the behaviour under test is put_new's retry)."""
+    import moto.s3.responses
+
+    lock = threading.Lock()
+    original = moto.s3.responses.S3Response.put_object
+
+    def atomic_put(self: Any) -> Any:
+        with lock:
+            return original(self)
+
+    monkeypatch.setattr(moto.s3.responses.S3Response, "put_object", atomic_put)
+    layout = KeyLayout("race/", shards=4)
+    bucket = new_bucket(s3)
+    contested = ulid_at(T0, 42)
+    fixed_then_fresh(monkeypatch, contested)
+    barrier = threading.Barrier(8)
+    written: dict[int, str] = {}
+
+    def writer(n: int) -> None:
+        barrier.wait()
+        written[n] = layout.put_new(s3, bucket, f"body-{n}".encode())
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(written) == 8 and len(set(written.values())) == 8
+    assert sum(key == layout.key_for(contested) for key in written.values()) == 1
+    for n, key in written.items():
+        assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == f"body-{n}".encode()
+    listed = s3.list_objects_v2(Bucket=bucket, MaxKeys=1000)["Contents"]
+    assert sorted(o["Key"] for o in listed) == sorted(written.values())
