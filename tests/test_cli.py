@@ -110,3 +110,42 @@ def test_query_field_must_be_name_value(capsys: pytest.CaptureFixture[str]) -> N
     argv = ["query", "--pk", "Org#{org}", "--sk", "Post#{id}", "--field", "acme"]
     assert main([*argv, "--since", "0", "--explain"]) == 2
     assert "NAME=VALUE" in capsys.readouterr().err
+
+
+def test_ls_lists_exactly_the_window_on_moto(capsys: pytest.CaptureFixture[str]) -> None:
+    import boto3
+    from moto import mock_aws
+
+    from ulidkeys.s3 import KeyLayout
+
+    layout = KeyLayout(prefix="uploads/", shards=3, period="hour", suffix=".jpg")
+    start = 1715936400000  # 2024-05-17T09:00:00Z
+    inside = [ULID.new(at=start + i * 7_000) for i in range(20)]
+    outside = [ULID.min_for(start + 3600_000), ULID.max_for(start - 1)]
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket="cli-bucket")
+        for u in [*inside, *outside]:
+            client.put_object(Bucket="cli-bucket", Key=layout.key_for(u), Body=b"x")
+        client.put_object(Bucket="cli-bucket", Key="uploads/README.txt", Body=b"not a layout key")
+        argv = ["ls", "s3://cli-bucket/uploads/", "--shards", "3", "--period", "hour", "--suffix", ".jpg"]
+        window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
+        assert main([*argv, *window, "--region", "us-east-1"]) == 0
+        out, err = capsys.readouterr()
+        assert [line.split("\t")[0] for line in out.splitlines()] == [
+            layout.key_for(u) for u in sorted(inside)
+        ]
+        assert "20 objects" in err
+        assert main([*argv, "--latest", "2", "--until", "2024-05-17T10:00:00Z"]) == 0
+        out = capsys.readouterr().out
+        assert [line.split("\t")[0] for line in out.splitlines()] == [
+            layout.key_for(u) for u in sorted(inside)[::-1][:2]
+        ]
+
+
+def test_ls_explain_and_bad_location(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["ls", "s3://b/uploads/", "--since", "2024-05-17T09:00:00Z", "--explain"]
+    assert main([*argv, "--until", "2024-05-17T10:00:00Z"]) == 0
+    assert "StartAfter='uploads/01HY2WF4M0000000000000000'" in capsys.readouterr().out
+    assert main(["ls", "bucket/uploads", "--since", "0", "--explain"]) == 2
+    assert "s3://BUCKET/PREFIX" in capsys.readouterr().err

@@ -136,6 +136,45 @@ def _cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _split_s3_url(url: str) -> tuple[str, str]:
+    """``s3://bucket/uploads/`` -> ``("bucket", "uploads/")``."""
+    if not url.startswith("s3://") or len(url) <= len("s3://"):
+        raise InvalidValue(f"{url!r} is not an S3 location; expected s3://BUCKET/PREFIX")
+    bucket, _, prefix = url[len("s3://") :].partition("/")
+    return bucket, prefix
+
+
+def _cmd_ls(args: argparse.Namespace) -> int:
+    from ulidkeys.s3 import KeyLayout, is_directory_bucket
+
+    bucket, prefix = _split_s3_url(args.location)
+    layout = KeyLayout(prefix=prefix, shards=args.shards, period=args.period, suffix=args.suffix)
+    if args.explain:
+        if args.latest is not None:
+            raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
+        if args.since is None:
+            raise InvalidWindow("ls --explain needs --since")
+        directory = is_directory_bucket(bucket)
+        print(layout.plan_window(args.since, args.until, directory_bucket=directory))
+        return 0
+    client = _client("s3", args)
+    if args.latest is not None:
+        listing = layout.latest(client, bucket, args.latest, before=args.until)
+    elif args.since is None:
+        raise InvalidWindow("ls needs --since (or --latest N)")
+    else:
+        listing = layout.list_window(client, bucket, args.since, args.until)
+    for obj in listing:
+        print(f"{obj['Key']}\t{obj.get('Size', '')}")
+    stats = listing.stats
+    print(
+        f"{stats.returned} objects, {stats.calls} ListObjectsV2 calls, "
+        f"{stats.transferred} keys transferred, {stats.skipped} keys not fitting the layout",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint-url", help="e.g. a local moto server: http://127.0.0.1:5000")
     parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
@@ -173,6 +212,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--resolution", action="store_true", help="print what each time character spans"
     )
     window.set_defaults(handler=_cmd_range)
+
+    ls = commands.add_parser("ls", help="S3 objects of a key layout in a time window")
+    ls.add_argument("location", help="s3://BUCKET/PREFIX (the layout's prefix)")
+    ls.add_argument("--since", help="ISO-8601, epoch ms, or 'now'")
+    ls.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
+    ls.add_argument("--latest", type=int, metavar="N", help="the N newest (before --until)")
+    ls.add_argument("--shards", type=int, default=0, help="shard folders in the layout")
+    ls.add_argument("--period", choices=["day", "hour"], default=None, help="period folders")
+    ls.add_argument("--suffix", default="", help="text after the ULID, e.g. .jpg")
+    _add_aws_options(ls)
+    ls.set_defaults(handler=_cmd_ls)
 
     query = commands.add_parser("query", help="DynamoDB items of an entity in a time window")
     query.add_argument("--table", help="table name")
