@@ -128,7 +128,8 @@ def test_ls_lists_exactly_the_window_on_moto(capsys: pytest.CaptureFixture[str])
         for u in [*inside, *outside]:
             client.put_object(Bucket="cli-bucket", Key=layout.key_for(u), Body=b"x")
         client.put_object(Bucket="cli-bucket", Key="uploads/README.txt", Body=b"not a layout key")
-        argv = ["ls", "s3://cli-bucket/uploads/", "--shards", "3", "--period", "hour", "--suffix", ".jpg"]
+        layout_args = ["--shards", "3", "--period", "hour", "--suffix", ".jpg"]
+        argv = ["ls", "s3://cli-bucket/uploads/", *layout_args]
         window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
         assert main([*argv, *window, "--region", "us-east-1"]) == 0
         out, err = capsys.readouterr()
