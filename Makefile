@@ -29,6 +29,7 @@ demo: $(VENV)/.installed-demo
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	$(BIN)/python benchmarks/generate.py
+	$(BIN)/python benchmarks/plan.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
