@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ulidkeys import TimeWindow
 from ulidkeys.prefixcover import END_OF_TIME_MS, resolution_table
-from ulidkeys.timeinput import format_ms
+from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms
 
 START = "2024-05-17T09:13:27.123Z"  # deliberately on no block boundary
 DAY = 86_400_000
@@ -33,10 +33,7 @@ def micros(call: Callable[[], object]) -> float:
 
 def _iso(ms: int) -> str | int:
     """ISO text of a millisecond, or the int itself past year 9999 (no datetime there)."""
-    try:
-        return format_ms(ms)
-    except (OverflowError, ValueError):
-        return ms
+    return format_ms(ms) if ms <= MAX_DATETIME_MS else ms
 
 
 def windows() -> list[tuple[str, TimeWindow]]:
