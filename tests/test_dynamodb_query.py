@@ -371,3 +371,17 @@ def test_after_an_item_keeps_its_ulid_siblings(aws: dict[str, Any], newest_first
         seen += [i["SK"] for i in page]
         after = page[-1]
     assert seen == every
+
+
+def test_after_an_item_with_a_full_length_sort_key_stays_a_legal_bound() -> None:
+    """The bound just past a 1,024-byte sort key must itself be a legal (<= 1,024-byte) key:
+    AWS refuses longer key condition values (moto does not check)."""
+    doc = Entity(pk="Org#{org}", sk="Doc#{id}#{name}")
+    ulid = ulid_at(T0, "rand")
+    name = "n" * (1024 - len(f"Doc#{ulid}#"))
+    cursor = doc.keys(org="acme", id=ulid, name=name)
+    assert len(cursor["SK"].encode()) == 1024
+    sibling = doc.keys(org="acme", id=ulid, name=name[:-1] + "o")["SK"]
+    (call,) = doc.plan(T0, T0 + 1, org="acme", after=cursor).calls
+    assert len(call.lo.encode()) <= 1024
+    assert cursor["SK"] < call.lo <= sibling  # past the cursor, not past its next sibling
