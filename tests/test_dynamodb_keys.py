@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import ulidkeys
 from ulidkeys.dynamodb import Bucketing, Entity, Index, KeyTemplate, key_before
-from ulidkeys.dynamodb.sortkeys import largest_fill, utf8_len
+from ulidkeys.dynamodb.sortkeys import key_after, largest_fill, utf8_len
 from ulidkeys.errors import (
     InvalidKeyField,
     InvalidKeyTemplate,
@@ -158,6 +158,23 @@ def test_key_before_is_the_largest_key_below(key: str, tail: str, cut: int) -> N
         encoded = candidate.encode()
         assert (encoded <= bound.encode()) == (encoded < key.encode())
         assert (candidate <= bound) == (candidate < key)  # str order == UTF-8 byte order
+
+
+@given(key=small_text, tail=small_text, cut=st.integers(0, 6))
+def test_key_after_is_the_smallest_key_above(key: str, tail: str, cut: int) -> None:
+    """The mirror of key_before: ``x >= key_after(k)`` exactly when ``x > k``, also for keys
+    that already use every byte of the limit."""
+    limit = 16
+    assume(utf8_len(key) <= limit)
+    bound = key_after(key, limit)
+    assert utf8_len(bound) <= limit and bound.encode() > key.encode()
+    candidate = key[:cut] + tail
+    if utf8_len(candidate) <= limit:
+        encoded = candidate.encode()
+        assert (encoded >= bound.encode()) == (encoded > key.encode())
+    assert key_after("a\x7f", 2) == "b"  # U+0080 would need a third byte
+    with pytest.raises(InvalidKeyField, match="sorts after"):
+        key_after("\U0010ffff", 4)
 
 
 def test_key_before_a_window_end_and_its_limits() -> None:

@@ -343,3 +343,45 @@ def test_multibyte_prefix_custom_names_and_separator(aws: dict[str, Any]) -> Non
     assert [int(g["offset"]) for g in got] == [5, 5, 9, 9]
     with pytest.raises(InvalidQuery, match="kind"):
         event.query_window(table, T0, T0 + 1, t="🦉")
+
+
+@pytest.mark.parametrize("newest_first", [False, True])
+def test_after_an_item_keeps_its_ulid_siblings(aws: dict[str, Any], newest_first: bool) -> None:
+    """With fields after the ULID (``Doc#{id}#{lang}``) several items share one ULID; resuming
+    after one of them must return the siblings not yet seen, not skip the whole ULID."""
+    create_table(aws["client"], f"docs{int(newest_first)}", keys=("PK", "SK"))
+    table = boto3.resource("dynamodb", region_name="us-east-1").Table(f"docs{int(newest_first)}")
+    doc = Entity(pk="Org#{org}", sk="Doc#{id}#{lang}")
+    ids = [ulid_at(T0 + n, "rand") for n in range(3)]
+    for ulid, lang in itertools.product(ids, ("de", "en", "fr")):
+        doc.put_new(table, doc.keys(org="acme", id=ulid, lang=lang))
+    every = [
+        i["SK"] for i in doc.query_window(table, T0, T0 + 3, org="acme", newest_first=newest_first)
+    ]
+    assert len(every) == 9
+    seen: list[str] = []
+    after: Any = None
+    while len(seen) < len(every):
+        page = list(
+            doc.query_window(
+                table, T0, T0 + 3, org="acme", newest_first=newest_first, limit=2, after=after
+            )
+        )
+        assert page, f"resuming after {after} ended before {every[len(seen)]}"
+        seen += [i["SK"] for i in page]
+        after = page[-1]
+    assert seen == every
+
+
+def test_after_an_item_with_a_full_length_sort_key_stays_a_legal_bound() -> None:
+    """The bound just past a 1,024-byte sort key must itself be a legal (<= 1,024-byte) key:
+    AWS refuses longer key condition values (moto does not check)."""
+    doc = Entity(pk="Org#{org}", sk="Doc#{id}#{name}")
+    ulid = ulid_at(T0, "rand")
+    name = "n" * (1024 - len(f"Doc#{ulid}#"))
+    cursor = doc.keys(org="acme", id=ulid, name=name)
+    assert len(cursor["SK"].encode()) == 1024
+    sibling = doc.keys(org="acme", id=ulid, name=name[:-1] + "o")["SK"]
+    (call,) = doc.plan(T0, T0 + 1, org="acme", after=cursor).calls
+    assert len(call.lo.encode()) <= 1024
+    assert cursor["SK"] < call.lo <= sibling  # past the cursor, not past its next sibling

@@ -105,6 +105,38 @@ def test_batch_writer_flushes_before_a_repeated_key(aws: dict[str, Any]) -> None
     assert aws["table"].get_item(Key=keys)["Item"]["v"] == 2
 
 
+class Broken(Flaky):
+    """A client whose first ``failures`` BatchWriteItem calls fail outright (network, auth)."""
+
+    def __init__(self, client: Any, failures: int) -> None:
+        super().__init__(client, per_call=25)
+        self.failures = failures
+
+    def batch_write_item(self, RequestItems: dict[str, list[Any]]) -> dict[str, Any]:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("connection reset")
+        return super().batch_write_item(RequestItems)
+
+
+def test_batch_writer_keeps_a_failed_batch_valid_for_the_next_flush(aws: dict[str, Any]) -> None:
+    """A failed flush keeps its requests; what is queued afterwards must still go out in
+    batches of at most 25 distinct keys (AWS refuses more, or a key named twice)."""
+    broken = Broken(aws["client"], failures=1)
+    writer = POST.batch_writer(broken, table_name=TABLE)
+    keys = [POST.keys(org="acme") for _ in range(30)]
+    with pytest.raises(ConnectionError):
+        for n, key in enumerate(keys[:25]):
+            writer.put({**key, "v": n})  # the 25th put flushes, and that call fails
+    writer.put({**keys[0], "v": 100})  # a key already waiting: goes out after the first
+    for n, key in enumerate(keys[25:], 25):
+        writer.put({**key, "v": n})
+    writer.flush()
+    assert max(broken.sizes) <= 25
+    stored = {item["SK"]: int(item["v"]) for item in aws["table"].scan()["Items"]}
+    assert stored == {key["SK"]: 100 if n == 0 else n for n, key in enumerate(keys)}
+
+
 def test_the_documented_example_runs() -> None:
     """docs/dynamodb.md's example is real code: run it (it brings its own moto mock)."""
     doc = Path(__file__).resolve().parent.parent / "docs" / "dynamodb.md"

@@ -51,6 +51,16 @@ def test_batch_edge_sizes_and_errors() -> None:
         ulidkeys.batch("10")  # type: ignore[arg-type]
 
 
+def test_monotonic_generator_batch_checks_its_size() -> None:
+    """A generator's own batch() rejects what ulidkeys.batch() rejects (no silent [] for -1)."""
+    generator = ulidkeys.Monotonic()
+    with pytest.raises(errors.InvalidULID, match="negative"):
+        generator.batch(-1)
+    with pytest.raises(errors.InvalidType):
+        generator.batch("10")  # type: ignore[arg-type]
+    assert generator.batch(0) == []
+
+
 def test_monotonic_batch_is_a_plus_one_run() -> None:
     ids = ulidkeys.batch(5000, monotonic=True)
     assert ids == sorted(ids) and len(set(ids)) == 5000

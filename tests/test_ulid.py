@@ -134,6 +134,9 @@ BAD_TEXT = [
     (" 1HX5Q3T8R6K2M9N4P7W1Y3ZBC", "' ' at position 0"),
     ("01HX5Q3T8R6K2M9N4P7W1Y3Z_C", "'_' at position 24"),
     ("01HX5Q3T8R6K2M9N4P7W1Y3ZBé", "'é' at position 25"),
+    # a non-ASCII letter whose uppercase is in the alphabet (long s -> 'S') is not base32
+    ("01HX5Q3T8R6K2M9N4P7W1Y3ZBſ", "'ſ' at position 25"),
+    ("ſ1HX5Q3T8R6K2M9N4P7W1Y3ZBC", "'ſ' at position 0"),
     ("80000000000000000000000000", "exceeds the largest ULID 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"),
     ("ZZZZZZZZZZZZZZZZZZZZZZZZZZ", "exceeds the largest ULID"),
 ]

@@ -33,6 +33,7 @@ _decode = bytearray(b"!" * 256)
 for _value, _char in enumerate(ALPHABET):
     _decode[ord(_char)] = _decode[ord(_char.lower())] = ord(_DIGITS[_value])
 _DECODE_TABLE = bytes(_decode)
+_VALID = frozenset(ALPHABET + ALPHABET.lower())
 del _decode, _value, _char
 
 
@@ -85,7 +86,7 @@ def decode(text: str, what: str = "ULID") -> int:
         except ValueError:
             pass
     for position, char in enumerate(text):
-        if char.upper() not in ALPHABET:
+        if char not in _VALID:  # not char.upper(), which maps 'ſ' to 'S'
             raise InvalidULID(
                 f"{describe(text)} is not a valid {what}: character {char!r} at position "
                 f"{position} is not in Crockford's base32 alphabet (0-9 and A-Z without I, L, O, "

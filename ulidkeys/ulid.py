@@ -80,13 +80,17 @@ def batch(n: int, monotonic: bool = False) -> list[str]:
     ``monotonic=True`` the result is a strictly increasing run from the process-wide
     monotonic generator instead (spec monotonic mode: each id is the previous + 1).
     """
+    _check_count(n)
+    if monotonic:
+        return _default_monotonic.batch(n)
+    return base32.random_tails(n, base32.encode_time(now_ms()))
+
+
+def _check_count(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, int):
         raise InvalidType(f"n={n!r} must be an int")
     if n < 0:
         raise InvalidULID(f"n={n!r}: a batch size cannot be negative")
-    if monotonic:
-        return _default_monotonic.batch(n)
-    return base32.random_tails(n, base32.encode_time(now_ms()))
 
 
 # --- the value type -----------------------------------------------------------------------
@@ -348,6 +352,7 @@ class Monotonic:
 
     def batch(self, n: int) -> list[str]:
         """``n`` strictly increasing ids, made under one lock hold so no other call interleaves."""
+        _check_count(n)
         with self._lock:
             step = self._next
             return [step() for _ in range(n)]

@@ -303,6 +303,17 @@ class Entity:
             f"{describe(item_or_id)} is not an item, a key or a ULID of {self.name}"
         )
 
+    def cursor(self, after: object, schema: KeySchema, prefix: str) -> tuple[ULID, str | None]:
+        """What ``after=`` resumes past: its ULID, and its sort key after ``prefix`` when the
+        sort key has fields after the ULID (``Doc#{id}#{lang}``): then several items share one
+        ULID, and resuming past the whole ULID would skip those not yet returned."""
+        ulid = self.ulid_of(after, schema.index)
+        if isinstance(after, Mapping) and schema.sk.fields[-1] != self.id_field:
+            text = _string(after.get(schema.sk_attr))
+            if text is not None and text.startswith(prefix) and schema.sk.match(text):
+                return ulid, text[len(prefix) :]
+        return ulid, None
+
     # --- queries (pure plans; boto3 only in the executors) ----------------------------------
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:
         """Validated query fields: the partition key's and the sort key's before the ULID."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ulidkeys import base32
-from ulidkeys.dynamodb.sortkeys import key_before, show_key
+from ulidkeys.dynamodb.sortkeys import key_after, key_before, show_key
 from ulidkeys.dynamodb.template import BUCKET, SHARD, KeySchema, KeyTemplate
 from ulidkeys.errors import InvalidQuery, InvalidValue, describe
 from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
@@ -136,8 +136,18 @@ def _id_bound(ms: int) -> str:
     return base32.encode_time(ms) + _ZEROS
 
 
-def _after_range(ulid: ULID, newest_first: bool) -> tuple[str, str]:
-    """Id-space range strictly past ``ulid`` in result order (its children excluded too)."""
+def _after_range(ulid: ULID, rest: str | None, prefix: str, newest_first: bool) -> tuple[str, str]:
+    """Id-space range strictly past the cursor in result order.
+
+    ``rest`` (the cursor's sort key after ``prefix``, given when items can share a ULID)
+    resumes past that one key; without it the whole ULID is passed, its children excluded too.
+    """
+    if rest is not None:
+        if newest_first:
+            return _ALL_LO, rest
+        # rest starts with a ULID, whose characters can always be raised: the result keeps
+        # the prefix
+        return key_after(prefix + rest)[len(prefix) :], _ALL_HI
     if newest_first:
         return _ALL_LO, str(ulid)
     if str(ulid) == MAX_ULID:
@@ -166,7 +176,8 @@ def _plan(
     lo = _ALL_LO if start_ms is None else _id_bound(start_ms)
     hi = _ALL_HI if end_ms is None else _id_bound(end_ms)
     if after is not None:
-        after_lo, after_hi = _after_range(entity.ulid_of(after, index), newest_first)
+        ulid, rest = entity.cursor(after, schema, prefix)
+        after_lo, after_hi = _after_range(ulid, rest, prefix, newest_first)
         lo, hi = max(lo, after_lo), min(hi, after_hi)
 
     spans: list[tuple[str | None, str, str]] = [(values.get(BUCKET), lo, hi)]

@@ -57,6 +57,24 @@ def key_before(key: str, max_bytes: int = MAX_SORT_KEY_BYTES) -> str:
     return lowered + largest_fill(max_bytes - utf8_len(lowered))
 
 
+def key_after(key: str, max_bytes: int = MAX_SORT_KEY_BYTES) -> str:
+    """The smallest string of at most ``max_bytes`` UTF-8 bytes that sorts after ``key``.
+
+    ``key + "\\0"`` when that fits; a full-length key instead raises the last character that
+    can be raised within the byte limit and drops what follows it.
+    """
+    if utf8_len(key) < max_bytes:
+        return key + "\0"
+    for position in range(len(key) - 1, -1, -1):
+        above = ord(key[position]) + 1
+        if 0xD800 <= above <= 0xDFFF:  # surrogates are not characters; skip to U+E000
+            above = 0xE000
+        head = key[:position]
+        if above <= 0x10FFFF and utf8_len(head) + utf8_len(chr(above)) <= max_bytes:
+            return head + chr(above)
+    raise InvalidKeyField(f"no sort key of at most {max_bytes} bytes sorts after {describe(key)}")
+
+
 def show_key(key: str) -> str:
     """A short, readable rendering of a bound: a trailing fill is written as ``+ U+10FFFF*n``."""
     body, end = key, ""

@@ -114,8 +114,18 @@ class BatchWriter:
             self.flush()
 
     def flush(self) -> None:
-        """Write everything buffered; returns when DynamoDB has processed every request."""
-        requests, self._buffer, self._keys = self._buffer, [], set()
+        """Write everything buffered; returns when DynamoDB has processed every request.
+
+        A failed call leaves its requests (and their keys) buffered, so the buffer can hold
+        more than one batch: it is sent 25 at a time.
+        """
+        while self._buffer:
+            requests, self._buffer = self._buffer[:BATCH_SIZE], self._buffer[BATCH_SIZE:]
+            self._send(requests)
+        self._keys = set()
+
+    def _send(self, requests: list[dict[str, Any]]) -> None:
+        """One batch, re-sent until nothing is unprocessed."""
         stalled = 0
         while requests:
             self.calls += 1
