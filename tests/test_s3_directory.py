@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from s3support import T0, FakeDirectoryBucket, brute_force, layouts, ulid_at
 
-from ulidkeys.errors import UnorderedListing, UploadConflict
+from ulidkeys.errors import InvalidValue, UnorderedListing, UploadConflict
 from ulidkeys.s3 import KeyLayout
 
 BUCKET = "uploads--use1-az4--x-s3"
@@ -94,9 +94,9 @@ def test_an_unordered_listing_under_a_general_bucket_name_raises() -> None:
 @given(
     layout=layouts,
     seed=st.integers(0, 1000),
-    times=st.lists(st.integers(T0 - 2 * HOUR, T0 + 30 * HOUR), max_size=120),
+    times=st.lists(st.integers(T0 - 2 * HOUR, T0 + 80 * HOUR), max_size=120),
     start=st.integers(T0 - HOUR, T0 + 26 * HOUR),
-    length=st.sampled_from([0, 1, 60_000, HOUR, 7 * HOUR]),
+    length=st.sampled_from([0, 1, 60_000, HOUR, 7 * HOUR, 49 * HOUR]),
     page_size=st.integers(1, 20),
     cut=st.floats(0, 1),
 )
@@ -162,3 +162,26 @@ def test_put_new_gives_up_and_other_errors_propagate(client: Any) -> None:
         with pytest.raises(Exception, match="AccessDenied"):
             layout.put_new(client, "b", b"x")
         stub.assert_no_pending_responses()  # AccessDenied was not retried
+
+
+def test_hour_layouts_read_whole_days_as_one_day_folder() -> None:
+    layout = KeyLayout("up/", shards=2, period="hour")
+    midnight = T0 - 9 * HOUR  # 2024-05-17T00:00:00Z
+    start, end = midnight + 22 * HOUR, midnight + 24 * HOUR * 2 + 2 * HOUR  # 22:00 .. +2d 02:00
+    plan = layout.plan_window(start, end, directory_bucket=True)
+    prefixes = [call.prefix for call in plan.calls]
+    per_shard = [
+        "dt=2024-05-17/hr=22/",
+        "dt=2024-05-17/hr=23/",
+        "dt=2024-05-18/",  # covered completely: one chain instead of 24
+        "dt=2024-05-19/hr=00/",
+        "dt=2024-05-19/hr=01/",
+    ]
+    assert prefixes == [f"up/{shard:02d}/{folder}" for shard in (0, 1) for folder in per_shard]
+    assert all(not call.ordered and call.start_after is None for call in plan.calls)
+
+
+def test_directory_plans_with_too_many_folders_are_refused() -> None:
+    layout = KeyLayout("up/", shards=16, period="day")
+    with pytest.raises(InvalidValue, match="more than 10,000"):
+        layout.plan_window(0, T0, directory_bucket=True)

@@ -11,12 +11,14 @@ from typing import Any
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidKeyPart, InvalidType, InvalidValue, describe
-from ulidkeys.s3.layout import PERIOD_LIMIT_MS, PERIOD_MS, KeyLayout
+from ulidkeys.s3.layout import DAY_MS, HOUR_MS, PERIOD_LIMIT_MS, PERIOD_MS, KeyLayout
 from ulidkeys.timewindow import TimeWindow
 
 #: Keys per ListObjectsV2 page: S3's own cap. moto would send more if asked, which would hide
 #: pagination bugs, so no plan ever asks for more.
 MAX_KEYS = 1000
+#: A plan with more call chains than this is refused: it would mostly read empty folders.
+MAX_CALLS = 10_000
 
 #: Verdicts of :meth:`WindowPlan.judge` for keys that are not returned.
 SKIP = "skip"  # the key does not fit the layout
@@ -168,6 +170,27 @@ def _ordered_call(
     return ListCall(prefix=prefix, start_after=start_after, stop_at=stop_at)
 
 
+def _directory_folder_starts(layout: KeyLayout, start: int, end: int) -> list[tuple[int, int]]:
+    """``(folder_start_ms, folder_ms)`` of the '/'-ending folders to read for ``[start, end)``.
+
+    Hour layouts read a whole day folder (``dt=.../``, one chain instead of 24) for every day the
+    window covers completely, and hour folders only for the partly covered days at its ends.
+    """
+    if layout.period is None:
+        return [(start, 0)]
+    step = PERIOD_MS[layout.period]
+    folders: list[tuple[int, int]] = []
+    folder = start - start % step
+    while folder < end:
+        if step == HOUR_MS and folder % DAY_MS == 0 and folder + DAY_MS <= end and folder >= start:
+            folders.append((folder, DAY_MS))
+            folder += DAY_MS
+        else:
+            folders.append((folder, step))
+            folder += step
+    return folders
+
+
 def _directory_calls(
     layout: KeyLayout,
     shard: int | None,
@@ -176,17 +199,13 @@ def _directory_calls(
     cursor: tuple[str, str, int] | None,
 ) -> list[ListCall]:
     """Directory buckets: one unordered chain per '/'-ending folder that can hold the window."""
-    if layout.period is None:
-        folder_starts: range = range(start, start + 1)
-        step = 0
-    else:
-        step = PERIOD_MS[layout.period]
-        folder_starts = range(start - start % step, end, step)
     calls = []
-    for folder in folder_starts:
-        if step and cursor is not None and folder + step <= cursor[2]:
-            continue  # the whole period is before the cursor
+    for folder, span in _directory_folder_starts(layout, start, end):
+        if span and cursor is not None and folder + span <= cursor[2]:
+            continue  # the whole folder is before the cursor
         path = layout.path(shard, folder)
+        if span == DAY_MS and layout.period == "hour":
+            path = path[: -len("hr=00/")]  # the day folder holding all 24 hour folders
         calls.append(ListCall(prefix=path[: path.rfind("/") + 1], ordered=False))
     return calls
 
@@ -220,6 +239,12 @@ def plan_window(
                 calls += _directory_calls(layout, shard, start, end, cursor)
             elif (call := _ordered_call(layout, shard, start, end, cursor)) is not None:
                 calls.append(call)
+    if len(calls) > MAX_CALLS:
+        raise InvalidValue(
+            f"listing {window} needs {len(calls):,} call chains (more than {MAX_CALLS:,}): a "
+            "directory bucket is read folder by folder; narrow the window, use fewer shards, or "
+            "find the folders that hold data first with layout.periods()"
+        )
     calls = [replace(call, max_keys=max_keys) for call in calls]
     return WindowPlan(
         layout=layout,
