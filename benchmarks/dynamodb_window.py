@@ -25,18 +25,7 @@ POST = Entity(pk="Org#{org}", sk="Post#{id}")
 
 
 def load(client: Any, items: int) -> float:
-    client.create_table(
-        TableName=TABLE,
-        KeySchema=[
-            {"AttributeName": "PK", "KeyType": "HASH"},
-            {"AttributeName": "SK", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "PK", "AttributeType": "S"},
-            {"AttributeName": "SK", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    client.create_table(**POST.table_definition(TABLE))
     began = time.perf_counter()
     with POST.batch_writer(client, table_name=TABLE) as writer:
         for number in range(items):

@@ -37,7 +37,10 @@ def candidates() -> dict[str, tuple[Callable[[], object], int, int]]:
         f"ulidkeys.batch({BATCH:,}) per id": (lambda: ulidkeys.batch(BATCH), BATCH, 10),
         "ulidkeys.Monotonic()() per id": (gen, 1, 50_000),
         f"ulidkeys.batch({BATCH:,}, monotonic=True) per id": (
-            lambda: ulidkeys.batch(BATCH, monotonic=True), BATCH, 3),
+            lambda: ulidkeys.batch(BATCH, monotonic=True),
+            BATCH,
+            3,
+        ),
         "python-ulid str(ULID())": (lambda: str(python_ulid.ULID()), 1, 10_000),
         "str(uuid.uuid4())": (lambda: str(uuid.uuid4()), 1, 50_000),
         "ulidkeys.ULID.parse(text)": (lambda: ULID.parse(sample), 1, 50_000),

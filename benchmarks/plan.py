@@ -46,8 +46,10 @@ def windows() -> list[tuple[str, TimeWindow]]:
 
 def main() -> None:
     print(f"Windows start at {START} and last the span + 7 ms (unaligned ends).\n")
-    print("| window | TimeWindow(iso, iso) µs | bounds µs | inclusive_bounds µs | "
-          "exact cover µs | exact prefixes | common prefix |")
+    print(
+        "| window | TimeWindow(iso, iso) µs | bounds µs | inclusive_bounds µs | "
+        "exact cover µs | exact prefixes | common prefix |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|")
     for name, window in windows():
         exact = window.prefix_cover()
@@ -57,8 +59,10 @@ def main() -> None:
             f"{micros(window.bounds):.2f} | {micros(window.inclusive_bounds):.2f} | "
             f"{micros(window.prefix_cover):.1f} | {len(exact)} | `{window.common_prefix()!r}` |"
         )
-    print("\nBudgeted covers (`prefix_cover(max_prefixes=k)`): prefixes used, extra time as a "
-          "ratio of the window, µs per call\n")
+    print(
+        "\nBudgeted covers (`prefix_cover(max_prefixes=k)`): prefixes used, extra time as a "
+        "ratio of the window, µs per call\n"
+    )
     print("| window | " + " | ".join(f"k={k}" for k in BUDGETS) + " |")
     print("|---|" + "---|" * len(BUDGETS))
     for name, window in windows():

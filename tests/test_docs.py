@@ -15,6 +15,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from ulidkeys.dynamodb import Entity
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCKS = [
@@ -33,17 +35,9 @@ def _aws_names() -> dict[str, Any]:
     """What the README's AWS snippets assume exists: a bucket client and a table."""
     s3 = boto3.client("s3", region_name="us-east-1")
     s3.create_bucket(Bucket="photos")
+    app = Entity(pk="Org#{org}", sk="Post#{id}")  # the README's table: PK/SK strings
     table = boto3.resource("dynamodb", region_name="us-east-1").create_table(
-        TableName="app",
-        BillingMode="PAY_PER_REQUEST",
-        KeySchema=[
-            {"AttributeName": "PK", "KeyType": "HASH"},
-            {"AttributeName": "SK", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "PK", "AttributeType": "S"},
-            {"AttributeName": "SK", "AttributeType": "S"},
-        ],
+        **app.table_definition("app")
     )
     return {
         "s3": s3,

@@ -325,3 +325,33 @@ def test_keys_and_plans_need_no_boto3() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Query table: PK = 'Org#a' AND SK BETWEEN")
+
+
+def test_table_definition_creates_a_table_the_entity_can_use() -> None:
+    import boto3
+    from moto import mock_aws
+
+    post = Entity(
+        pk="Org#{org}",
+        sk="Post#{id}",
+        pk_attr="pk",
+        sk_attr="sk",
+        gsi={"ByAuthor": Index(pk="User#{author}", sk="Post#{id}")},
+    )
+    definition = post.table_definition("app")
+    assert definition["KeySchema"] == [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
+    ]
+    assert [a["AttributeName"] for a in definition["AttributeDefinitions"]] == [
+        "pk",
+        "sk",
+        "ByAuthorPK",
+        "ByAuthorSK",
+    ]
+    with mock_aws():
+        table = boto3.resource("dynamodb", region_name="us-east-1").create_table(**definition)
+        keys = post.keys(org="acme", author="bob")
+        post.put_new(table, {**keys, "title": "hi"})
+        found = list(post.query_window(table, 0, "now", index="ByAuthor", author="bob"))
+        assert [item["title"] for item in found] == ["hi"]

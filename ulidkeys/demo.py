@@ -103,18 +103,7 @@ def _tour_dynamodb(boto3: Any) -> None:
     _section("5. DynamoDB: PK = Org#acme, SK = Post#<ULID>, declared once")
     post = Entity(pk="Org#{org}", sk="Post#{id}")
     dynamodb = boto3.resource("dynamodb", region_name="us-east-1")
-    table = dynamodb.create_table(
-        TableName="demo-app",
-        BillingMode="PAY_PER_REQUEST",
-        KeySchema=[
-            {"AttributeName": "PK", "KeyType": "HASH"},
-            {"AttributeName": "SK", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "PK", "AttributeType": "S"},
-            {"AttributeName": "SK", "AttributeType": "S"},
-        ],
-    )
+    table = dynamodb.create_table(**post.table_definition("demo-app"))
     print("  keys(org='acme') ->", post.keys(org="acme"))
     with post.batch_writer(table) as writer:
         for n, u in enumerate(_ids_over(3, 5_000, 2)):

@@ -21,25 +21,17 @@ from ulidkeys.timeinput import to_ms
 
 moto = mock_aws()
 moto.start()
-table = boto3.resource("dynamodb", region_name="us-east-1").create_table(
-    TableName="app",
-    BillingMode="PAY_PER_REQUEST",
-    KeySchema=[
-        {"AttributeName": "PK", "KeyType": "HASH"},
-        {"AttributeName": "SK", "KeyType": "RANGE"},
-    ],
-    AttributeDefinitions=[
-        {"AttributeName": "PK", "AttributeType": "S"},
-        {"AttributeName": "SK", "AttributeType": "S"},
-    ],
-)
 
 # %% [markdown]
 # ## Posts and their comments, stored next to each other
+#
+# The table's definition comes from the entity too: string `PK`/`SK` (and any GSIs).
 
 # %%
 post = Entity(pk="Org#{org}", sk="Post#{id}")
 comment = Entity(pk="Org#{org}", sk="Post#{post}#Comment#{id}")
+dynamodb = boto3.resource("dynamodb", region_name="us-east-1")
+table = dynamodb.create_table(**post.table_definition("app"))
 print(post.keys(org="acme"))
 
 start = to_ms("2024-05-13T00:00:00Z")

@@ -152,6 +152,40 @@ class Entity:
         return f"Entity({self.name}: {self.table.pk}/{self.table.sk})"
 
     # --- field values ---------------------------------------------------------------------
+    def table_definition(self, table_name: str) -> dict[str, Any]:
+        """The ``create_table`` arguments of a table that can hold this entity.
+
+        String key attributes named as declared, every GSI with an ``ALL`` projection,
+        on-demand billing: ``dynamodb.create_table(**post.table_definition("app"))``. Other
+        entities of a single table share these attributes when their names match.
+        """
+
+        def key_schema(schema: KeySchema) -> list[dict[str, str]]:
+            return [
+                {"AttributeName": schema.pk_attr, "KeyType": "HASH"},
+                {"AttributeName": schema.sk_attr, "KeyType": "RANGE"},
+            ]
+
+        attributes = dict.fromkeys(a for s in self.schemas() for a in (s.pk_attr, s.sk_attr))
+        definition: dict[str, Any] = {
+            "TableName": table_name,
+            "BillingMode": "PAY_PER_REQUEST",
+            "KeySchema": key_schema(self.table),
+            "AttributeDefinitions": [
+                {"AttributeName": a, "AttributeType": "S"} for a in attributes
+            ],
+        }
+        if self.indexes:
+            definition["GlobalSecondaryIndexes"] = [
+                {
+                    "IndexName": name,
+                    "KeySchema": key_schema(schema),
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+                for name, schema in self.indexes.items()
+            ]
+        return definition
+
     def field_value(self, name: str, value: object) -> str:
         """The key text of one field value, validated: non-empty, no separator, ULID canonical."""
         if name == self.id_field:
@@ -423,14 +457,8 @@ class Entity:
         the range whose sort key does not fit the template (children such as
         ``Post#<ULID>#Comment#...``) are read by DynamoDB but skipped and not counted.
         """
-        plan = plan_window(
-            self,
-            TimeWindow(since, until),
-            newest_first=newest_first,
-            limit=limit,
-            index=index,
-            after=after,
-            fields=fields,
+        plan = self.plan(
+            since, until, newest_first=newest_first, limit=limit, index=index, after=after, **fields
         )
         return run_plan(
             plan,
