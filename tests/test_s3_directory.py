@@ -185,3 +185,49 @@ def test_directory_plans_with_too_many_folders_are_refused() -> None:
     layout = KeyLayout("up/", shards=16, period="day")
     with pytest.raises(InvalidValue, match="more than 10,000"):
         layout.plan_window(0, T0, directory_bucket=True)
+
+
+class _Stream:
+    """A body that can be read once (a socket, a pipe): no seek, no tell."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, size: int = -1) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+
+def test_put_new_rewinds_a_file_body_between_attempts() -> None:
+    import io
+
+    from botocore.exceptions import ClientError
+
+    class FirstKeyTaken:
+        """Reads each body as S3 would; answers 412 to the first put."""
+
+        def __init__(self) -> None:
+            self.bodies: list[bytes] = []
+
+        def put_object(self, Body: Any, **_: Any) -> dict[str, Any]:
+            self.bodies.append(Body.read())
+            if len(self.bodies) == 1:
+                error = {"Code": "PreconditionFailed", "Message": "taken"}
+                meta = {"HTTPStatusCode": 412}
+                raise ClientError({"Error": error, "ResponseMetadata": meta}, "PutObject")
+            return {"ETag": '"e"'}
+
+    body = io.BytesIO(b"xxdata")
+    body.seek(2)  # the upload starts where the caller's file position is
+    client = FirstKeyTaken()
+    KeyLayout("in/").put_new(client, "b", body)
+    assert client.bodies == [b"data", b"data"]
+
+
+def test_put_new_does_not_resend_a_body_it_cannot_rewind(client: Any) -> None:
+    layout = KeyLayout("in/")
+    stub = Stubber(client)
+    stub.add_client_error("put_object", "PreconditionFailed", "", 412)
+    with stub, pytest.raises(UploadConflict, match="cannot be rewound"):
+        layout.put_new(client, "b", _Stream(b"data"))
+    stub.assert_no_pending_responses()

@@ -6,6 +6,7 @@ retries under another fresh key, so the body is never lost and no object is ever
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,19 @@ def _is_conflict(error: Exception) -> bool:
     return code in CONFLICT_CODES or status == 412
 
 
+def _rewinder(body: Any) -> Callable[[], object] | None:
+    """How to put ``body`` back to where it starts, or None if it cannot be read twice."""
+    if isinstance(body, (bytes, bytearray, memoryview, str)):
+        return lambda: None
+    seekable = getattr(body, "seekable", None)
+    if not (hasattr(body, "seek") and hasattr(body, "tell")) or (
+        callable(seekable) and not seekable()
+    ):
+        return None
+    start = body.tell()
+    return lambda: body.seek(start)
+
+
 def put_new(
     layout: KeyLayout,
     client: Any,
@@ -53,7 +67,8 @@ def put_new(
     """``put_object`` under a fresh key with ``IfNoneMatch="*"``; returns the key written.
 
     A conflict (412/409) means another writer holds that key: try again under a new key,
-    rewinding a seekable body first. Other errors propagate unchanged.
+    rewinding a seekable body first (a body that cannot be rewound raises UploadConflict
+    instead of sending what is left of it). Other errors propagate unchanged.
     """
     from botocore.exceptions import ClientError
 
@@ -64,19 +79,23 @@ def put_new(
         raise InvalidType(f"attempts={describe(attempts)} must be an int")
     if attempts < 1:
         raise InvalidValue(f"attempts={attempts} must be at least 1")
-    rewind = getattr(body, "seek", None)
-    start = body.tell() if rewind is not None and hasattr(body, "tell") else None
+    rewind = _rewinder(body)
     tried = []
     for _ in range(attempts):
         key = layout.new_key(ext)
-        if start is not None and rewind is not None:
-            rewind(start)
         try:
             client.put_object(Bucket=bucket, Key=key, Body=body, IfNoneMatch="*", **put_kwargs)
         except ClientError as error:
             if not _is_conflict(error):
                 raise
             tried.append(key)
+            if rewind is None:
+                raise UploadConflict(
+                    f"put_new met a conflicting write on {key!r} and cannot retry: the body "
+                    f"({type(body).__name__}) cannot be rewound, so a retry would upload what is "
+                    "left of it; nothing was written - pass bytes or a seekable file"
+                ) from error
+            rewind()
             continue
         return key
     raise UploadConflict(
