@@ -51,6 +51,15 @@ class MonotonicOverflow(UlidkeysError, OverflowError):
     """
 
 
+def require_int(value: object, name: str, expected: str = "an int") -> int:
+    """``value`` if it is an int (a bool is not), else InvalidType naming it and its type."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidType(
+            f"{name}={describe(value)} must be {expected}, not {type(value).__name__}"
+        )
+    return value
+
+
 def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
     text = repr(value)

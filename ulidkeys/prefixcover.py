@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from ulidkeys import base32
-from ulidkeys.errors import InvalidPrefixBudget, InvalidType, InvalidULID, describe
+from ulidkeys.errors import InvalidPrefixBudget, InvalidType, InvalidULID, describe, require_int
 
 #: One past the largest ULID millisecond: the exclusive end of all time a ULID can carry.
 END_OF_TIME_MS = 1 << 48
@@ -195,8 +195,7 @@ class PrefixCover(Sequence[str]):
 
 
 def _check_budget(max_prefixes: int) -> int:
-    if isinstance(max_prefixes, bool) or not isinstance(max_prefixes, int):
-        raise InvalidType(f"max_prefixes={describe(max_prefixes)} must be an int or None")
+    require_int(max_prefixes, "max_prefixes", "an int or None")
     if max_prefixes < 1:
         raise InvalidPrefixBudget(
             f"max_prefixes={max_prefixes!r}: a cover needs at least 1 prefix; pass None for "

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from ulidkeys import base32
-from ulidkeys.errors import InvalidType, InvalidULID, MonotonicOverflow, describe
+from ulidkeys.errors import InvalidType, InvalidULID, MonotonicOverflow, describe, require_int
 from ulidkeys.timeinput import TimeInput, check_ms, ms_to_datetime, now_ms, to_ms
 
 #: The largest valid ULID (all 128 bits set).
@@ -87,8 +87,7 @@ def batch(n: int, monotonic: bool = False) -> list[str]:
 
 
 def _check_count(n: int) -> None:
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise InvalidType(f"n={n!r} must be an int")
+    require_int(n, "n")
     if n < 0:
         raise InvalidULID(f"n={n!r}: a batch size cannot be negative")
 
@@ -144,8 +143,7 @@ class ULID:
     @classmethod
     def from_int(cls, value: int) -> ULID:
         """The ULID of a 128-bit unsigned integer."""
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidType(f"value={describe(value)} must be an int, not {type(value).__name__}")
+        require_int(value, "value")
         if not 0 <= value <= _MAX_VALUE:
             raise InvalidULID(
                 f"{value!r} is not a valid ULID: the integer must be in 0 .. 2**128 - 1"

@@ -21,6 +21,7 @@ from ulidkeys.errors import (
     KeyMismatch,
     UlidkeysError,
     describe,
+    require_int,
 )
 from ulidkeys.timeinput import TimeInput
 from ulidkeys.ulid import ULID, new, parse_str
@@ -161,8 +162,7 @@ class KeyLayout:
     def __post_init__(self) -> None:
         _check_text(self.prefix, "prefix", InvalidLayout)
         _check_text(self.suffix, "suffix", InvalidLayout)
-        if isinstance(self.shards, bool) or not isinstance(self.shards, int):
-            raise InvalidType(f"shards={describe(self.shards)} must be an int")
+        require_int(self.shards, "shards")
         if not 0 <= self.shards <= MAX_SHARDS:
             raise InvalidLayout(
                 f"shards={self.shards} is out of range: use 0 (no shard folder) to {MAX_SHARDS}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ulidkeys.errors import InvalidType, InvalidValue, UnorderedListing, describe
+from ulidkeys.errors import InvalidValue, UnorderedListing, require_int
 from ulidkeys.s3.layout import (
     DAY_MS,
     PERIOD_LIMIT_MS,
@@ -193,8 +193,7 @@ def execute(plan: WindowPlan, client: Any, bucket: str, *, max_workers: int = 8)
 
 
 def _check_workers(max_workers: int) -> None:
-    if isinstance(max_workers, bool) or not isinstance(max_workers, int):
-        raise InvalidType(f"max_workers={describe(max_workers)} must be an int")
+    require_int(max_workers, "max_workers")
     if max_workers < 1:
         raise InvalidValue(f"max_workers={max_workers} must be at least 1")
 
@@ -305,8 +304,7 @@ def latest(
     max_workers: int = 8,
 ) -> Listing:
     """The ``n`` newest objects with ULID time before ``before`` (default now), newest first."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise InvalidType(f"n={describe(n)} must be an int")
+    require_int(n, "n")
     if n < 0:
         raise InvalidValue(f"n={n} must not be negative")
     _check_workers(max_workers)

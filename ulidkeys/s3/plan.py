@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ulidkeys import base32
-from ulidkeys.errors import InvalidKeyPart, InvalidType, InvalidValue, describe
+from ulidkeys.errors import InvalidKeyPart, InvalidValue, describe, require_int
 from ulidkeys.s3.layout import DAY_MS, HOUR_MS, PERIOD_LIMIT_MS, PERIOD_MS, KeyLayout
 from ulidkeys.timewindow import TimeWindow
 
@@ -224,8 +224,7 @@ def plan_window(
     plans for S3 Express buckets (unordered, no StartAfter, '/'-ending prefixes only).
     ``max_keys`` (1..1000) is the page size of every call.
     """
-    if isinstance(max_keys, bool) or not isinstance(max_keys, int):
-        raise InvalidType(f"max_keys={describe(max_keys)} must be an int")
+    require_int(max_keys, "max_keys")
     if not 1 <= max_keys <= MAX_KEYS:
         raise InvalidValue(f"max_keys={max_keys} must be 1..{MAX_KEYS} (S3's page cap)")
     cursor = _cursor(layout, after)

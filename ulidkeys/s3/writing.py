@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ulidkeys.errors import InvalidType, InvalidValue, UploadConflict, describe
+from ulidkeys.errors import InvalidValue, UploadConflict, describe, require_int
 from ulidkeys.s3.layout import KeyLayout
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
@@ -75,8 +75,7 @@ def put_new(
     for name in _RESERVED:
         if name in put_kwargs:
             raise InvalidValue(f"put_new sets {name} itself; do not pass {name}=...")
-    if isinstance(attempts, bool) or not isinstance(attempts, int):
-        raise InvalidType(f"attempts={describe(attempts)} must be an int")
+    require_int(attempts, "attempts")
     if attempts < 1:
         raise InvalidValue(f"attempts={attempts} must be at least 1")
     rewind = _rewinder(body)
@@ -161,8 +160,7 @@ def presigned_post(
 
 
 def _seconds(expires: int) -> int:
-    if isinstance(expires, bool) or not isinstance(expires, int):
-        raise InvalidType(f"expires={describe(expires)} must be an int number of seconds")
+    require_int(expires, "expires", "an int number of seconds")
     if not 1 <= expires <= 604_800:
         raise InvalidValue(f"expires={expires} must be 1 .. 604800 seconds (SigV4's 7-day cap)")
     return expires
