@@ -60,6 +60,28 @@ def require_int(value: object, name: str, expected: str = "an int") -> int:
     return value
 
 
+def require_count(
+    value: object,
+    name: str,
+    minimum: int = 0,
+    maximum: int | None = None,
+    *,
+    optional: bool = False,
+) -> int | None:
+    """An int in ``minimum .. maximum``: InvalidType for another type, InvalidValue out of range.
+
+    The one check behind every count, size, limit and worker number the library takes; with
+    ``optional`` True, None passes through (meaning "no limit").
+    """
+    if value is None and optional:
+        return None
+    number = require_int(value, name, "an int or None" if optional else "an int")
+    if number < minimum or (maximum is not None and number > maximum):
+        bound = f"{minimum} .. {maximum}" if maximum is not None else f">= {minimum}"
+        raise InvalidValue(f"{name}={number!r} is out of range: it must be {bound}")
+    return number
+
+
 def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
     text = repr(value)
@@ -80,6 +102,33 @@ class KeyMismatch(InvalidValue):
     """A key or item that does not fit the S3 layout or DynamoDB entity it was parsed with."""
 
 
+class InvalidCursor(InvalidValue):
+    """A resume cursor that is not one, or belongs to another window, layout or direction."""
+
+
+# --- failures S3 or DynamoDB reported, or that their answers showed ------------------------
+
+
+class ServiceError(UlidkeysError):
+    """Base of the failures reported by AWS or seen in its answers (not the caller's input).
+
+    A listing or query that raises one of these can be resumed from its last ``cursor``.
+    """
+
+
+class UnexpectedResponse(ServiceError):
+    """An answer that breaks the service's documented contract (a page without ``IsTruncated``,
+    keys out of order): the listing stops loudly instead of ending early and silently."""
+
+
+class WriteConflict(ServiceError):
+    """A conditional write found the key taken; nothing stored was overwritten."""
+
+
+class UnsupportedClient(InvalidType):
+    """A client object the library cannot use (it raises rather than return an empty answer)."""
+
+
 # --- DynamoDB (ulidkeys.dynamodb) ---------------------------------------------------------
 
 
@@ -95,7 +144,7 @@ class InvalidQuery(InvalidValue):
     """Query arguments that cannot form a query (missing table name, unknown index, ...)."""
 
 
-class ItemAlreadyExists(UlidkeysError):
+class ItemAlreadyExists(WriteConflict):
     """``put_new`` found an item with the same primary key; the stored item was kept as it was."""
 
     def __init__(self, message: str, key: dict[str, object]) -> None:
@@ -103,7 +152,7 @@ class ItemAlreadyExists(UlidkeysError):
         self.key = key
 
 
-class UnprocessedItemsLeft(UlidkeysError):
+class UnprocessedItemsLeft(ServiceError):
     """A batch writer with ``max_attempts`` gave up; ``.requests`` holds every unwritten request."""
 
     def __init__(self, message: str, requests: list[dict[str, object]]) -> None:
@@ -122,9 +171,9 @@ class InvalidKeyPart(InvalidValue):
     """A caller-supplied key part (extension, cursor) that would make an odd or unsafe key."""
 
 
-class UnorderedListing(UlidkeysError):
+class UnorderedListing(UnexpectedResponse):
     """A general-purpose listing returned keys out of order (a directory bucket?)."""
 
 
-class UploadConflict(UlidkeysError):
+class UploadConflict(WriteConflict):
     """``put_new`` met a conflicting write on every fresh key it tried (should never happen)."""

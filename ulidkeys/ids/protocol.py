@@ -1,16 +1,16 @@
-"""The protocol every time-sortable id scheme implements, and the window bounds derived from it.
+"""The protocol every time-sortable id scheme implements, and what planners derive from it.
 
-Planners are written once against :class:`IdScheme`: a scheme says how to read the time out of
-an id, which ids are the smallest and largest of a millisecond, and whether its text sorts by
-time. ULID is one scheme among several (UUIDv7/v6, KSUID, ObjectId, Snowflake-style ids).
+Layouts, entities and planners are written once against :class:`IdScheme`: a scheme says how
+its text looks, how to read the time out of an id, which ids are the smallest and largest of a
+millisecond, where the id space ends, and which of its bits are random (for shards).
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Protocol, runtime_checkable
 
 from ulidkeys.errors import InvalidValue
-from ulidkeys.timewindow import TimeWindow
 
 
 @runtime_checkable
@@ -26,6 +26,12 @@ class IdScheme(Protocol):
     max_ms: int
     #: Whether the canonical text sorts by time (zero-padded, fixed width, ASCII-ordered digits).
     sorts_by_time: bool
+    #: Characters of the canonical text (every canonical id has exactly this many).
+    length: int
+    #: A regular expression (no anchors, no groups) matching exactly the canonical texts.
+    pattern: str
+    #: Whether the canonical text is decimal digits, so the id can be a DynamoDB Number.
+    numeric: bool
 
     def parse(self, text: str) -> str:
         """The canonical text of ``text``; raise InvalidId (a ValueError) if it is not one."""
@@ -47,6 +53,24 @@ class IdScheme(Protocol):
         """The id's numeric form (its bits as an unsigned integer)."""
         ...
 
+    def from_int(self, value: int) -> str:
+        """The canonical text of a numeric form; InvalidId when the number is no id."""
+        ...
+
+    def random_bits(self, text: str) -> int | None:
+        """The id's random bits as an integer, or None when the scheme has none (shards)."""
+        ...
+
+
+class MsWindow(Protocol):
+    """Anything with a half-open ``[start_ms, end_ms)`` (a :class:`~ulidkeys.TimeWindow`)."""
+
+    @property
+    def start_ms(self) -> int: ...
+
+    @property
+    def end_ms(self) -> int: ...
+
 
 def first_at_or_after(scheme: IdScheme, ms: int) -> str | None:
     """The smallest id whose time is ``>= ms``, or None if the scheme has no such id."""
@@ -57,28 +81,68 @@ def first_at_or_after(scheme: IdScheme, ms: int) -> str | None:
     return None if rounded > scheme.max_ms else scheme.min_for(rounded)
 
 
-def bounds(scheme: IdScheme, window: TimeWindow, prefix: str = "") -> tuple[str, str]:
+def id_floor(scheme: IdScheme) -> str:
+    """A text at or below every id of the scheme: its smallest id."""
+    return scheme.min_for(scheme.min_ms)
+
+
+def id_ceiling(scheme: IdScheme) -> str:
+    """A one-character text above every id of the scheme (``"8"`` for ULIDs).
+
+    The largest id's first character, raised by one: every id (and every key that continues
+    after an id) sorts below it, and it is short enough to stay a legal key bound.
+    """
+    return chr(ord(scheme.max_for(scheme.max_ms)[0]) + 1)
+
+
+def id_range(scheme: IdScheme, start_ms: int, end_ms: int) -> tuple[str, str]:
+    """``(lo, hi)``: ``lo <= id < hi`` exactly for the ids whose time is in ``[start, end)``.
+
+    Also exact for ``id + anything`` (a suffix after a fixed-width id never changes its order
+    against another id). Past the scheme's last time, ``hi`` is :func:`id_ceiling`.
+    """
+    require_sortable(scheme)
+    ceiling = id_ceiling(scheme)
+    lo = first_at_or_after(scheme, start_ms)
+    hi = first_at_or_after(scheme, end_ms)
+    return (ceiling if lo is None else lo, ceiling if hi is None else hi)
+
+
+def require_sortable(scheme: IdScheme) -> IdScheme:
+    """The scheme, if its text sorts by time; else InvalidValue (no string range is exact)."""
+    if not scheme.sorts_by_time:
+        raise InvalidValue(
+            f"the text of {scheme.name} ids does not sort by time, so no key range can select "
+            "a time window; use a fixed-width (zero-padded) form of the scheme"
+        )
+    return scheme
+
+
+def shard_of(scheme: IdScheme, text: str, shards: int) -> int:
+    """The shard (0 .. shards-1) of an id: its random bits modulo ``shards``.
+
+    Schemes without random bits (Snowflake-style ids) use a stable hash of the text instead, so
+    writes still spread evenly; either way the shard is derived from the id alone and a key can
+    be rebuilt from its id.
+    """
+    bits = scheme.random_bits(text)
+    if bits is None:
+        bits = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    return bits % shards
+
+
+def bounds(scheme: IdScheme, window: MsWindow, prefix: str = "") -> tuple[str, str]:
     """``(lo, hi)`` with ``lo <= key < hi`` exactly for keys ``prefix + id + anything`` whose id
     time is in the window.
 
     For schemes coarser than a millisecond, an id at second ``s`` has time ``s * 1000``, so
     the window selects the ids whose whole-second time is in it. When the window reaches past
-    the scheme's last representable time, ``hi`` is ``prefix + "~"``, above every id text.
+    the scheme's last representable time, ``hi`` is ``prefix +`` :func:`id_ceiling`.
     """
-    if not scheme.sorts_by_time:
-        raise InvalidValue(
-            f"the text of {scheme.name} ids does not sort by time, so no string range can select "
-            "a time window; use a fixed-width (zero-padded) form of the scheme"
-        )
-    lo = first_at_or_after(scheme, window.start_ms)
-    hi = first_at_or_after(scheme, window.end_ms)
-    above_all = prefix + "~"
-    return (
-        above_all if lo is None else prefix + lo,
-        above_all if hi is None else prefix + hi,
-    )
+    lo, hi = id_range(scheme, window.start_ms, window.end_ms)
+    return prefix + lo, prefix + hi
 
 
-def in_window(scheme: IdScheme, window: TimeWindow, text: str) -> bool:
+def in_window(scheme: IdScheme, window: MsWindow, text: str) -> bool:
     """Whether the id's time falls in the half-open window."""
     return window.start_ms <= scheme.timestamp_ms(text) < window.end_ms

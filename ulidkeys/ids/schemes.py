@@ -1,9 +1,6 @@
-"""The id schemes: ULID, UUIDv7, UUIDv6, KSUID, ObjectId and Snowflake-style ids.
-
-Each is an integer with a time field at a fixed place, written as fixed-width text. One base
-class does the shared work (parse, time, smallest/largest id of a millisecond); a scheme only
-says how its integer is laid out and written.
-"""
+"""The id schemes: ULID, UUIDv7/v6, KSUID, ObjectId and Snowflake-style ids (Twitter, Discord,
+Instagram), each an unsigned integer with a time field, written as fixed-width text that sorts
+by time. One base class does the shared work; a scheme says how its integer is laid out."""
 
 from __future__ import annotations
 
@@ -12,18 +9,78 @@ import re
 import time
 
 from ulidkeys import base32
-from ulidkeys.errors import InvalidId, InvalidType, TimeOutOfRange, describe
+from ulidkeys.errors import (
+    InvalidId,
+    InvalidType,
+    InvalidULID,
+    InvalidValue,
+    TimeOutOfRange,
+    describe,
+    require_int,
+)
 from ulidkeys.ulid import ULID, new
 
 
+def _describe_int(value: int) -> str:
+    """An int for an error message; ``repr`` of a huge int raises ValueError (digit limit)."""
+    return repr(value) if value.bit_length() <= 256 else f"an integer of {value.bit_length()} bits"
+
+
+def _char_class(chars: str) -> str:
+    """A regex for one of ``chars`` (given in ASCII order): ``[0-9A-HJK]`` or a lone char."""
+    runs: list[list[str]] = []
+    for char in chars:
+        if runs and ord(char) == ord(runs[-1][1]) + 1:
+            runs[-1][1] = char
+        else:
+            runs.append([char, char])
+    body = "".join(
+        first if first == last else first + (last if ord(last) == ord(first) + 1 else "-" + last)
+        for first, last in runs
+    )
+    return re.escape(chars) if len(chars) == 1 else f"[{body}]"
+
+
+def _at_most(top: str, alphabet: str) -> str:
+    """A regex (no capturing groups) matching exactly the texts of ``len(top)`` characters of
+    ``alphabet`` (in ASCII order) that sort at or below ``top``."""
+    any_char = _char_class(alphabet)
+
+    def repeat(n: int) -> str:
+        return "" if n == 0 else any_char if n == 1 else f"{any_char}{{{n}}}"
+
+    def from_position(i: int) -> str:
+        rest = len(top) - i - 1
+        upto = alphabet[: alphabet.index(top[i]) + 1]
+        if all(char == alphabet[-1] for char in top[i + 1 :]):
+            return _char_class(upto) + repeat(rest)
+        equal = re.escape(top[i]) + from_position(i + 1)
+        below = upto[:-1]
+        return equal if not below else f"(?:{_char_class(below)}{repeat(rest)}|{equal})"
+
+    return from_position(0)
+
+
 class IntCodedScheme:
-    """Shared logic for schemes whose id is an integer with a time field."""
+    """Shared logic for schemes whose id is an unsigned integer with a time field.
+
+    A subclass sets the protocol attributes and ``bits`` (every id is an integer in
+    ``0 .. 2**bits - 1``) and defines ``_decode`` (text to integer, validating the text),
+    ``_encode`` (integer to canonical text), ``_time_of``, ``_compose`` and ``_random_of``.
+    """
 
     name = "abstract"
     resolution_ms = 1
     min_ms = 0
     max_ms = (1 << 48) - 1
     sorts_by_time = True
+    length = 0
+    pattern = ""
+    numeric = False
+    #: Width of the numeric form: every id is an integer in ``0 .. 2**bits - 1``.
+    bits = 128
+    #: The exception raised for a bad id (InvalidULID for ULIDs, which is an InvalidId).
+    _error: type[InvalidId] = InvalidId
 
     # What a scheme defines --------------------------------------------------------------
     def _decode(self, text: str) -> int:
@@ -39,28 +96,56 @@ class IntCodedScheme:
         """The id of millisecond ``ms`` with every non-time bit clear (or set, if ``fill``)."""
         raise NotImplementedError
 
+    def _random_of(self, value: int) -> int | None:
+        raise NotImplementedError
+
+    def _broken_rule(self, value: int) -> str | None:
+        """Why an integer of the right width is no id (UUID version/variant bits), or None."""
+        return None
+
     # The protocol ------------------------------------------------------------------------
     def _checked_text(self, text: object) -> str:
         if not isinstance(text, str):
-            raise InvalidType(f"{describe(text)} must be the text of a {self.name} id (a str)")
+            raise InvalidType(
+                f"{describe(text)} must be the text of a {self.name} id (a str), "
+                f"not {type(text).__name__}"
+            )
         return text
 
     def parse(self, text: str) -> str:
+        """The canonical text of ``text``; InvalidId naming the rule if it is no id."""
         return self._encode(self._decode(self._checked_text(text)))
 
     def timestamp_ms(self, text: str) -> int:
+        """The epoch millisecond held in the id (floored to the scheme's resolution)."""
         return self._time_of(self._decode(self._checked_text(text)))
 
     def to_int(self, text: str) -> int:
+        """The id's bits as an unsigned integer."""
         return self._decode(self._checked_text(text))
 
     def from_int(self, value: int) -> str:
+        """The canonical text of an integer; InvalidType for a non-int, InvalidId for no id."""
+        require_int(value, "value")
+        if value < 0 or value >> self.bits:
+            raise self._error(
+                f"{_describe_int(value)} is not a valid {self.name} id: the integer must be in "
+                f"0 .. 2**{self.bits} - 1"
+            )
+        rule = self._broken_rule(value)
+        if rule is not None:
+            raise self._error(f"{_describe_int(value)} is not a valid {self.name} id: {rule}")
         return self._encode(value)
 
+    def random_bits(self, text: str) -> int | None:
+        """The id's random bits as an integer (None for schemes without any)."""
+        return self._random_of(self._decode(self._checked_text(text)))
+
     def _check(self, ms: int) -> int:
+        require_int(ms, "ms", "an int (epoch milliseconds)")
         if not self.min_ms <= ms <= self.max_ms:
             raise TimeOutOfRange(
-                f"ms={ms!r} is outside what a {self.name} id can hold "
+                f"ms={_describe_int(ms)} is outside what a {self.name} id can hold "
                 f"({self.min_ms} .. {self.max_ms} epoch milliseconds)"
             )
         if ms % self.resolution_ms:
@@ -71,22 +156,30 @@ class IntCodedScheme:
         return ms
 
     def min_for(self, ms: int) -> str:
+        """The smallest id of millisecond ``ms`` (every non-time bit clear)."""
         return self._encode(self._compose(self._check(ms), fill=False))
 
     def max_for(self, ms: int) -> str:
+        """The largest id of millisecond ``ms`` (every non-time bit set)."""
         return self._encode(self._compose(self._check(ms), fill=True))
 
     def _invalid(self, text: str, rule: str) -> InvalidId:
-        return InvalidId(f"{describe(text)} is not a valid {self.name} id: {rule}")
+        return self._error(f"{describe(text)} is not a valid {self.name} id: {rule}")
 
     def __repr__(self) -> str:
         return f"<id scheme {self.name}>"
+
+
+_RANDOM_80 = (1 << 80) - 1
 
 
 class UlidScheme(IntCodedScheme):
     """ULID: 48-bit ms time + 80 random bits, 26 characters of Crockford base32."""
 
     name = "ulid"
+    length = base32.ULID_LENGTH
+    pattern = _at_most("7" + "Z" * 25, base32.ALPHABET)
+    _error = InvalidULID
 
     def _decode(self, text: str) -> int:
         return int(ULID.parse(text))
@@ -98,7 +191,11 @@ class UlidScheme(IntCodedScheme):
         return value >> 80
 
     def _compose(self, ms: int, fill: bool) -> int:
-        return (ms << 80) | ((1 << 80) - 1 if fill else 0)
+        return (ms << 80) | (_RANDOM_80 if fill else 0)
+
+    def _random_of(self, value: int) -> int:
+        """The 80-bit random part: the same number as ``ULID.parse(text).randomness``."""
+        return value & _RANDOM_80
 
     def new(self) -> str:
         return new()
@@ -108,23 +205,35 @@ _UUID_TEXT = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
 _VARIANT = 0b10 << 62  # RFC 9562 variant bits
+_RAND_B = (1 << 62) - 1  # the 62 bits after the variant
 
 
 class _UuidScheme(IntCodedScheme):
     """Shared by UUIDv7 and v6: canonical lowercase 8-4-4-4-12 text, version and variant bits."""
 
     version = 0
+    length = 36
+
+    @classmethod
+    def _uuid_pattern(cls, version: int) -> str:
+        return (
+            f"[0-9a-f]{{8}}-[0-9a-f]{{4}}-{version}[0-9a-f]{{3}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}"
+        )
+
+    def _broken_rule(self, value: int) -> str | None:
+        if (value >> 76) & 0xF != self.version:
+            return f"the version nibble is {(value >> 76) & 0xF}, not {self.version}"
+        if (value >> 62) & 0b11 != 0b10:
+            return "the variant bits are not the RFC 9562 variant (10)"
+        return None
 
     def _decode(self, text: str) -> int:
         if not _UUID_TEXT.fullmatch(text):
             raise self._invalid(text, "expected 36 characters of hex in the form 8-4-4-4-12")
         value = int(text.replace("-", ""), 16)
-        if (value >> 76) & 0xF != self.version:
-            raise self._invalid(
-                text, f"the version nibble is {(value >> 76) & 0xF}, not {self.version}"
-            )
-        if (value >> 62) & 0b11 != 0b10:
-            raise self._invalid(text, "the variant bits are not the RFC 9562 variant (10)")
+        rule = self._broken_rule(value)
+        if rule is not None:
+            raise self._invalid(text, rule)
         return value
 
     def _encode(self, value: int) -> str:
@@ -137,30 +246,42 @@ class Uuid7Scheme(_UuidScheme):
 
     name = "uuid7"
     version = 7
+    pattern = _UuidScheme._uuid_pattern(7)
 
     def _time_of(self, value: int) -> int:
         return value >> 80
 
     def _compose(self, ms: int, fill: bool) -> int:
-        rest = (0xFFF << 64) | ((1 << 62) - 1) if fill else 0
+        rest = (0xFFF << 64) | _RAND_B if fill else 0
         return (ms << 80) | (7 << 76) | _VARIANT | rest
+
+    def _random_of(self, value: int) -> int:
+        """The 74 random bits: rand_a (12 bits) followed by rand_b (62 bits)."""
+        return (((value >> 64) & 0xFFF) << 62) | (value & _RAND_B)
 
     def new(self) -> str:
         random = int.from_bytes(os.urandom(10), "big")
-        rand_a, rand_b = random >> 68, random & ((1 << 62) - 1)
+        rand_a, rand_b = random >> 68, random & _RAND_B
         ms = time.time_ns() // 1_000_000
         return self._encode((ms << 80) | (7 << 76) | (rand_a << 64) | _VARIANT | rand_b)
 
 
 _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
+_MAX_TICKS = (1 << 60) - 1
 
 
 class Uuid6Scheme(_UuidScheme):
-    """UUIDv6 (RFC 9562): the v1 Gregorian 100 ns timestamp reordered so text sorts by time."""
+    """UUIDv6 (RFC 9562): the v1 Gregorian 100 ns timestamp reordered so text sorts by time.
+
+    Its time starts at the Gregorian epoch, 1582-10-15 (``min_ms`` is negative: ids dated
+    before 1970 are valid and have a negative time) and ends with the 60-bit tick counter.
+    """
 
     name = "uuid6"
     version = 6
-    max_ms = ((1 << 60) - 1 - _GREGORIAN_OFFSET) // 10_000
+    pattern = _UuidScheme._uuid_pattern(6)
+    min_ms = -(_GREGORIAN_OFFSET // 10_000)  # 1582-10-15T00:00:00Z = -12_219_292_800_000
+    max_ms = (_MAX_TICKS - _GREGORIAN_OFFSET) // 10_000
 
     def _time_of(self, value: int) -> int:
         ticks = ((value >> 80) << 12) | ((value >> 64) & 0xFFF)
@@ -168,26 +289,46 @@ class Uuid6Scheme(_UuidScheme):
 
     def _compose(self, ms: int, fill: bool) -> int:
         ticks = ms * 10_000 + _GREGORIAN_OFFSET + (9_999 if fill else 0)
-        ticks = min(ticks, (1 << 60) - 1)
-        rest = (1 << 62) - 1 if fill else 0
+        ticks = min(ticks, _MAX_TICKS)
+        rest = _RAND_B if fill else 0
         return ((ticks >> 12) << 80) | (6 << 76) | ((ticks & 0xFFF) << 64) | _VARIANT | rest
+
+    def _random_of(self, value: int) -> int:
+        """The 62 bits after the variant (rand_b: clock sequence and node)."""
+        return value & _RAND_B
 
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _BASE62_VALUE = {c: i for i, c in enumerate(_BASE62)}
 _KSUID_EPOCH_S = 1_400_000_000
+_KSUID_LENGTH = 27
+
+
+def _to_base62(value: int) -> str:
+    chars = []
+    for _ in range(_KSUID_LENGTH):
+        value, digit = divmod(value, 62)
+        chars.append(_BASE62[digit])
+    return "".join(reversed(chars))
 
 
 class KsuidScheme(IntCodedScheme):
-    """KSUID (Segment): 32-bit seconds since 2014-05-13 + 128 random bits, 27 chars base62."""
+    """KSUID (Segment): 32-bit seconds since 2014-05-13 + 128 random bits, 27 chars base62.
+
+    ``pattern`` matches exactly the 27-character texts up to the largest KSUID
+    (``aWgEPTl1tmebfsQzFP4bxwgy80V``); ``parse`` is the full check either way.
+    """
 
     name = "ksuid"
     resolution_ms = 1000
     min_ms = _KSUID_EPOCH_S * 1000
     max_ms = (_KSUID_EPOCH_S + (1 << 32) - 1) * 1000
+    bits = 160
+    length = _KSUID_LENGTH
+    pattern = _at_most(_to_base62((1 << 160) - 1), _BASE62)
 
     def _decode(self, text: str) -> int:
-        if len(text) != 27:
+        if len(text) != _KSUID_LENGTH:
             raise self._invalid(text, f"expected 27 base62 characters, got {len(text)}")
         value = 0
         for position, char in enumerate(text):
@@ -202,17 +343,17 @@ class KsuidScheme(IntCodedScheme):
         return value
 
     def _encode(self, value: int) -> str:
-        chars = []
-        for _ in range(27):
-            value, digit = divmod(value, 62)
-            chars.append(_BASE62[digit])
-        return "".join(reversed(chars))
+        return _to_base62(value)
 
     def _time_of(self, value: int) -> int:
         return ((value >> 128) + _KSUID_EPOCH_S) * 1000
 
     def _compose(self, ms: int, fill: bool) -> int:
         return ((ms // 1000 - _KSUID_EPOCH_S) << 128) | ((1 << 128) - 1 if fill else 0)
+
+    def _random_of(self, value: int) -> int:
+        """The 128-bit payload."""
+        return value & ((1 << 128) - 1)
 
     def new(self) -> str:
         seconds = time.time_ns() // 1_000_000_000 - _KSUID_EPOCH_S
@@ -228,6 +369,9 @@ class ObjectIdScheme(IntCodedScheme):
     name = "objectid"
     resolution_ms = 1000
     max_ms = ((1 << 32) - 1) * 1000
+    bits = 96
+    length = 24
+    pattern = "[0-9a-f]{24}"
 
     def _decode(self, text: str) -> int:
         if not _HEX24.fullmatch(text):
@@ -243,36 +387,71 @@ class ObjectIdScheme(IntCodedScheme):
     def _compose(self, ms: int, fill: bool) -> int:
         return ((ms // 1000) << 64) | ((1 << 64) - 1 if fill else 0)
 
+    def _random_of(self, value: int) -> int:
+        """The low 64 bits: the 5-byte process-random value and the 3-byte counter."""
+        return value & ((1 << 64) - 1)
+
+
+_DIGITS = "0123456789"
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
 
 class SnowflakeScheme(IntCodedScheme):
-    """Snowflake-style 64-bit ids: milliseconds since a custom epoch, shifted left by ``shift``.
+    """Snowflake-style ids: milliseconds since a custom epoch, shifted left by ``shift``.
 
     Twitter and Discord use ``shift=22`` (10 worker + 12 sequence bits), Instagram ``shift=23``
-    (13 shard + 10 sequence bits). Their usual decimal text does **not** sort by time (its
-    length varies); give ``width`` (e.g. 19) to use zero-padded text that does.
+    (13 shard + 10 sequence bits). ``bits`` is 63 (a signed 64-bit integer that stays
+    positive: Twitter, Instagram) or 64 (unsigned: Discord); the time field is the top
+    ``bits - shift`` bits, so the time range ends at ``epoch_ms + 2**(bits - shift) - 1``.
+    Instagram's ids are a signed Postgres bigint: 41 bits of time on paper, but the top bit
+    must stay 0, so 40 bits are usable and its range ends where ``(ms - epoch) << 23``
+    reaches 2**63 (2046-06-27); ``INSTAGRAM_ID`` is therefore 63-bit.
+
+    The canonical text is zero-padded decimal of the full width (19 digits for 63 bits, 20 for
+    64), so it sorts by time and works as an S3 key or DynamoDB string sort key; ``parse``
+    also accepts the usual unpadded decimal (ASCII digits only). Snowflakes have no random
+    bits: ``random_bits`` is None and shards hash the text.
     """
 
-    def __init__(self, name: str, epoch_ms: int, shift: int = 22, width: int | None = None):
+    numeric = True
+
+    def __init__(self, name: str, epoch_ms: int, shift: int = 22, bits: int = 63) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidType(f"name={describe(name)} must be a non-empty str")
+        require_int(epoch_ms, "epoch_ms")
+        require_int(shift, "shift")
+        require_int(bits, "bits")
+        if bits not in (63, 64):
+            raise InvalidValue(f"bits={bits!r} must be 63 (signed, kept positive) or 64 (unsigned)")
+        if not 0 <= shift < bits:
+            raise InvalidValue(f"shift={shift!r} must be in 0 .. {bits - 1}")
         self.name = name
         self.epoch_ms = epoch_ms
         self.shift = shift
-        self.width = width
-        self.sorts_by_time = width is not None
+        self.bits = bits
         self.min_ms = epoch_ms
-        self.max_ms = epoch_ms + (1 << (63 - shift)) - 1
+        self.max_ms = epoch_ms + (1 << (bits - shift)) - 1
+        top = str((1 << bits) - 1)
+        self.length = len(top)
+        self.pattern = _at_most(top, _DIGITS)
 
     def _decode(self, text: str) -> int:
-        if not text.isascii() or not text.isdigit():
-            raise self._invalid(text, "expected decimal digits")
-        if self.width is not None and len(text) != self.width:
-            raise self._invalid(text, f"expected {self.width} zero-padded digits, got {len(text)}")
+        # Length first: int() of thousands of digits is slow and raises its own ValueError.
+        if not 0 < len(text) <= self.length:
+            raise self._invalid(
+                text,
+                f"expected 1 to {self.length} decimal digits (zero-padded or not), "
+                f"got {len(text)} characters",
+            )
+        if _ASCII_DIGITS.fullmatch(text) is None:
+            raise self._invalid(text, "expected ASCII decimal digits (0-9) only")
         value = int(text)
-        if value >> 63:
-            raise self._invalid(text, "it exceeds 63 bits")
+        if value >> self.bits:
+            raise self._invalid(text, f"it exceeds the largest {self.name} id (2**{self.bits} - 1)")
         return value
 
     def _encode(self, value: int) -> str:
-        return str(value) if self.width is None else str(value).zfill(self.width)
+        return f"{value:0{self.length}d}"
 
     def _time_of(self, value: int) -> int:
         return (value >> self.shift) + self.epoch_ms
@@ -280,12 +459,33 @@ class SnowflakeScheme(IntCodedScheme):
     def _compose(self, ms: int, fill: bool) -> int:
         return ((ms - self.epoch_ms) << self.shift) | ((1 << self.shift) - 1 if fill else 0)
 
+    def _random_of(self, value: int) -> None:
+        return None
+
 
 ULID_SCHEME = UlidScheme()
 UUID7 = Uuid7Scheme()
 UUID6 = Uuid6Scheme()
 KSUID = KsuidScheme()
 OBJECT_ID = ObjectIdScheme()
+#: Twitter: 41 bits of ms since 2010-11-04, a 63-bit id; times end in 2080.
 TWITTER_SNOWFLAKE = SnowflakeScheme("twitter-snowflake", epoch_ms=1_288_834_974_657)
-DISCORD_SNOWFLAKE = SnowflakeScheme("discord-snowflake", epoch_ms=1_420_070_400_000)
+#: Discord: unsigned 64-bit ids, 42 bits of ms since 2015-01-01; times end in 2154.
+DISCORD_SNOWFLAKE = SnowflakeScheme("discord-snowflake", epoch_ms=1_420_070_400_000, bits=64)
+#: Instagram: a signed Postgres bigint, ``(ms - epoch) << 23 | shard << 10 | sequence``. Its
+#: time field is nominally 41 bits, but the top bit must stay 0 (the id is a positive bigint),
+#: so only 40 bits are usable: times end where ``(ms - epoch) << 23`` reaches 2**63, on
+#: 2046-06-27 (epoch 2011-08-24 + 2**40 ms). Kept 63-bit.
 INSTAGRAM_ID = SnowflakeScheme("instagram-id", epoch_ms=1_314_220_021_721, shift=23)
+
+#: Every built-in scheme, ULID first: what test suites and tools parametrize over.
+SCHEMES: tuple[IntCodedScheme, ...] = (
+    ULID_SCHEME,
+    UUID7,
+    UUID6,
+    KSUID,
+    OBJECT_ID,
+    TWITTER_SNOWFLAKE,
+    DISCORD_SNOWFLAKE,
+    INSTAGRAM_ID,
+)

@@ -1,27 +1,31 @@
-"""ULID keys on Amazon S3: key layouts, exact time-window listings, safe uploads.
+"""Ids as keys on Amazon S3: key layouts, exact time-window listings, safe uploads.
 
-``layout.py`` and ``plan.py`` are pure (no AWS); ``listing.py`` and ``writing.py`` take a
-boto3 client. Importing this package does not import boto3.
+``KeyLayout`` (pure) describes keys and makes plans; ``Bucket`` binds a layout to a client
+and a bucket name and runs them. Importing this package does not import boto3.
 """
 
-from ulidkeys.s3.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
-from ulidkeys.s3.listing import Listing, ListingStats, Period, execute, is_directory_bucket
-from ulidkeys.s3.plan import MAX_KEYS, ListCall, WindowPlan, plan_window
+from ulidkeys.execution import Results, Stats
+from ulidkeys.planning.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
+from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_window
+from ulidkeys.planning.plans import Plan
+from ulidkeys.s3.bucket import Bucket, ListingSource, PeriodFolder, is_directory_bucket
 from ulidkeys.s3.writing import PresignedUpload
 
 __all__ = [
     "MAX_KEYS",
     "MAX_KEY_BYTES",
     "MAX_SHARDS",
+    "Bucket",
     "KeyLayout",
     "KeyParts",
     "ListCall",
-    "Listing",
-    "ListingStats",
-    "Period",
+    "ListingSource",
+    "PeriodFolder",
+    "Plan",
     "PresignedUpload",
-    "WindowPlan",
-    "execute",
+    "Results",
+    "Stats",
     "is_directory_bucket",
+    "plan_folders",
     "plan_window",
 ]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ulidkeys.errors import InvalidValue, UploadConflict, describe, require_int
-from ulidkeys.s3.layout import KeyLayout
+from ulidkeys.planning.layout import KeyLayout
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
 #: when a conflicting conditional write was still in flight (AWS only; moto never sends it).

@@ -1,0 +1,295 @@
+"""S3 key layouts: ``prefix`` + shard folder + period folder + id + suffix, built and parsed.
+
+Pure string work with no I/O, written once for every id scheme (ULID by default). A layout is
+reversible: every part of a key is derived from its id (the shard from its random bits, the
+period folder from its time), so ``parse`` tells a key that fits from one that merely looks
+similar. Bound to a client (``ulidkeys.s3.Bucket``) it lists and writes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ulidkeys.errors import (
+    InvalidKeyPart,
+    InvalidLayout,
+    InvalidType,
+    InvalidValue,
+    KeyMismatch,
+    UlidkeysError,
+    describe,
+    require_count,
+)
+from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
+from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.ulid import ULID
+
+#: The longest key S3 accepts, in UTF-8 bytes.
+MAX_KEY_BYTES = 1024
+#: Most shard folders a layout may have (every window is listed once per shard).
+MAX_SHARDS = 1000
+
+_EXT_RE = re.compile(r"\.[A-Za-z0-9._+-]{1,32}")
+_EXT_RULE = "a dot followed by 1-32 letters, digits, '.', '_', '+' or '-' (e.g. '.jpg')"
+
+PeriodName = Literal["day", "hour"]
+
+
+def check_text(text: object, name: str, error: type[UlidkeysError]) -> str:
+    """Reject non-strings, text S3 cannot store as UTF-8, and control characters."""
+    if not isinstance(text, str):
+        raise InvalidType(f"{name}={describe(text)} must be a str, not {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error(
+            f"{name}={describe(text)} contains a lone surrogate; S3 keys are UTF-8 text"
+        ) from None
+    for position, char in enumerate(text):
+        if unicodedata.category(char) == "Cc":
+            raise error(
+                f"{name}={describe(text)} contains the control character {char!r} at position "
+                f"{position}; keys with control characters are unreadable in listings and "
+                "consoles, so they are refused"
+            )
+    return text
+
+
+def check_key(key: str, name: str, error: type[UlidkeysError]) -> str:
+    """Reject key shapes that are legal in S3 but odd or unsafe when treated as paths."""
+    check_text(key, name, error)
+    if key.startswith("/"):
+        raise error(f"{name}={describe(key)} starts with '/'; S3 keys have no leading slash")
+    segments = key.split("/")
+    for index, segment in enumerate(segments):
+        if segment in (".", ".."):
+            raise error(
+                f"{name}={describe(key)} has a {segment!r} path segment; tools that map keys "
+                "to paths would resolve it, so it is refused"
+            )
+        if segment == "" and index < len(segments) - 1:
+            raise error(f"{name}={describe(key)} has an empty path segment ('//')")
+    if key.endswith("/"):
+        raise error(f"{name}={describe(key)} ends with '/', which S3 consoles show as a folder")
+    size = len(key.encode("utf-8"))
+    if size > MAX_KEY_BYTES:
+        raise error(
+            f"{name}={describe(key)} is {size} bytes of UTF-8; S3 keys are at most "
+            f"{MAX_KEY_BYTES} bytes"
+        )
+    return key
+
+
+def normalize_ext(ext: str) -> str:
+    """``'jpg'`` or ``'.jpg'`` -> ``'.jpg'``; anything else raises InvalidKeyPart."""
+    check_text(ext, "ext", InvalidKeyPart)
+    dotted = ext if ext.startswith(".") else "." + ext
+    if not _EXT_RE.fullmatch(dotted):
+        raise InvalidKeyPart(f"ext={describe(ext)} is not an extension: expected {_EXT_RULE}")
+    return dotted
+
+
+@dataclass(frozen=True)
+class KeyParts:
+    """What a key that fits a layout is made of."""
+
+    key: str
+    id: str  # the id's canonical text
+    ms: int  # the id's time (epoch milliseconds)
+    shard: int | None
+    period: str | None  # the period folder, e.g. 'dt=2024-05-17/hr=09/'
+    suffix: str
+
+    @property
+    def ulid(self) -> ULID:
+        """The id as a :class:`~ulidkeys.ULID` (layouts of the default scheme only)."""
+        return ULID.parse(self.id)
+
+
+@dataclass(frozen=True)
+class KeyLayout:
+    """``prefix`` + shard folder + period folder + id + suffix; see docs/s3.md.
+
+    * ``prefix``: any text such as ``"uploads/"`` or ``"tenant/acme/"`` (may be empty);
+    * ``shards``: None for no shard folder, else N folders ``00/`` .. ``N-1/`` (fixed width),
+      the shard derived from the id (:func:`ulidkeys.ids.shard_of`), so the key can be rebuilt
+      from the id alone;
+    * ``period``: ``None``, ``"day"`` (``dt=2024-05-17/``) or ``"hour"``
+      (``dt=2024-05-17/hr=09/``), in UTC, Hive-style for Athena/Glue partition projection;
+    * ``suffix``: text after the id (``".jpg"``); a per-call ``ext`` replaces it;
+    * ``scheme``: the id scheme (default ULID); its text must sort by time.
+    """
+
+    prefix: str = ""
+    shards: int | None = None
+    period: PeriodName | None = None
+    suffix: str = ""
+    scheme: IdScheme = ULID_SCHEME
+    _width: int = field(default=0, init=False, repr=False, compare=False)
+    _partition: Period | None = field(default=None, init=False, repr=False, compare=False)
+    _id_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_text(self.prefix, "prefix", InvalidLayout)
+        check_text(self.suffix, "suffix", InvalidLayout)
+        if self.shards is not None:
+            require_count(self.shards, "shards", 1, MAX_SHARDS)
+        if self.period not in (None, "day", "hour"):
+            raise InvalidLayout(f"period={describe(self.period)} must be None, 'day' or 'hour'")
+        if not isinstance(self.scheme, IdScheme):
+            raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")
+        try:
+            require_sortable(self.scheme)
+        except InvalidValue as error:
+            raise InvalidLayout(str(error)) from None
+        width = max(2, len(str(self.shards - 1))) if self.shards else 0
+        object.__setattr__(self, "_width", width)
+        object.__setattr__(self, "_partition", None if self.period is None else Period(self.period))
+        object.__setattr__(self, "_id_re", re.compile(self.scheme.pattern))
+        # The longest key the layout can make (with an extension of 33 characters) must be valid.
+        sample = self.path(0 if self.shards else None, 0)
+        sample += self.scheme.min_for(max(self.scheme.min_ms, 0))
+        check_key(sample + self.suffix, "layout key (prefix + ... + suffix)", InvalidLayout)
+        check_key(sample + "." + "x" * 32, "layout key with an extension", InvalidLayout)
+
+    # --- key parts ----------------------------------------------------------------------
+    def shard_of(self, id_text: str) -> int | None:
+        """The shard of an id (canonical text), or None without shards."""
+        return None if not self.shards else shard_of(self.scheme, id_text, self.shards)
+
+    def shard_folder(self, shard: int | None) -> str:
+        """``'07/'`` for shard 7 (fixed width), ``''`` without shards."""
+        return "" if shard is None else f"{shard:0{self._width}d}/"
+
+    def shard_numbers(self) -> list[int | None]:
+        """Every shard a window must be listed in: ``[None]`` without shards."""
+        return list(range(self.shards)) if self.shards else [None]
+
+    def period_folder(self, ms: int) -> str:
+        """The UTC period folder of an epoch millisecond (``''`` without a period)."""
+        return "" if self._partition is None else self._partition.folder(ms)
+
+    @property
+    def partition(self) -> Period | None:
+        """The period of the folders, as a :class:`~ulidkeys.planning.partitions.Period`."""
+        return self._partition
+
+    @property
+    def last_ms(self) -> int:
+        """The last millisecond a key of this layout can carry (folders end in year 9999)."""
+        last = self.scheme.max_ms
+        return last if self._partition is None else min(last, PARTITION_LIMIT_MS - 1)
+
+    def path(self, shard: int | None, ms: int) -> str:
+        """Everything before the id: prefix + shard folder + period folder of ``ms``."""
+        return self.prefix + self.shard_folder(shard) + self.period_folder(ms)
+
+    # --- building keys ------------------------------------------------------------------
+    def id_text(self, value: object) -> str:
+        """The canonical text of an id given as text or as an id object (``ULID``)."""
+        if isinstance(value, ULID) and self.scheme is ULID_SCHEME:
+            return str(value)
+        if not isinstance(value, str):
+            raise InvalidType(
+                f"id={describe(value)} must be the text of a {self.scheme.name} id, "
+                f"not {type(value).__name__}"
+            )
+        return self.scheme.parse(value)
+
+    def key_for(self, id_value: str | ULID, ext: str | None = None) -> str:
+        """The key of an existing id; ``ext`` (``'jpg'`` or ``'.jpg'``) replaces the suffix."""
+        text = self.id_text(id_value)
+        suffix = self.suffix if ext is None else normalize_ext(ext)
+        ms = self.scheme.timestamp_ms(text)
+        if self._partition is not None and not 0 <= ms < PARTITION_LIMIT_MS:
+            raise InvalidKeyPart(
+                f"id {text} has time {ms} ms, which no period folder can name (they span "
+                "1970-01-01 .. 9999-12-31)"
+            )
+        key = self.path(self.shard_of(text), ms) + text + suffix
+        return check_key(key, "key", InvalidKeyPart)
+
+    def new_key(self, ext: str | None = None) -> str:
+        """A key for a fresh id of the current millisecond."""
+        make = getattr(self.scheme, "new", None)
+        if make is None:
+            raise InvalidLayout(f"the {self.scheme.name} scheme cannot make new ids")
+        return self.key_for(make(), ext)
+
+    # --- reading keys -------------------------------------------------------------------
+    def split(self, key: str) -> tuple[str, str, int, str | None]:
+        """``(id, suffix, ms, None)`` for a key that fits, ``("", "", -1, reason)`` otherwise.
+
+        The fast path used on every listed key; :meth:`parse` wraps it with an exception.
+        """
+        prefix = self.prefix
+        if not key.startswith(prefix):
+            return "", "", -1, f"it does not start with the prefix {prefix!r}"
+        pos = len(prefix)
+        shard_text = ""
+        if self._width:
+            shard_text = key[pos : pos + self._width + 1]
+            pos += self._width + 1
+        folder = ""
+        if self._partition is not None:
+            folder = key[pos : pos + self._partition.folder_length]
+            pos += len(folder)
+        end = pos + self.scheme.length
+        id_text = key[pos:end]
+        if self._id_re.fullmatch(id_text) is None:
+            return "", "", -1, f"no canonical {self.scheme.name} id at position {pos}"
+        suffix = key[end:]
+        if suffix != self.suffix and _EXT_RE.fullmatch(suffix) is None:
+            return (
+                "",
+                "",
+                -1,
+                f"its suffix {suffix!r} is neither the layout suffix {self.suffix!r} nor {_EXT_RULE}",
+            )
+        try:
+            ms = self.scheme.timestamp_ms(id_text)
+        except InvalidValue as error:
+            return "", "", -1, str(error)
+        if self._width and shard_text != self.shard_folder(self.shard_of(id_text)):
+            return "", "", -1, f"its shard folder {shard_text!r} is not the id's shard"
+        if self._partition is not None and (
+            not 0 <= ms < PARTITION_LIMIT_MS or folder != self._partition.folder(ms)
+        ):
+            return "", "", -1, f"its period folder {folder!r} is not the one of the id's time"
+        return id_text, suffix, ms, None
+
+    def parse(self, key: str) -> KeyParts:
+        """Split a key into shard, period folder, id, suffix; KeyMismatch if it does not fit."""
+        check_text(key, "key", KeyMismatch)
+        id_text, suffix, ms, reason = self.split(key)
+        if reason is not None:
+            raise KeyMismatch(f"key={describe(key)} does not fit {self}: {reason}")
+        return KeyParts(
+            key=key,
+            id=id_text,
+            ms=ms,
+            shard=self.shard_of(id_text),
+            period=self.period_folder(ms) or None,
+            suffix=suffix,
+        )
+
+    def fits(self, key: str) -> bool:
+        """Whether ``key`` is one this layout could have made."""
+        return self.split(key)[3] is None
+
+    def __str__(self) -> str:
+        parts = [repr(self.prefix)]
+        if self.shards:
+            parts.append(f"<shard {self.shard_folder(0)}..{self.shard_folder(self.shards - 1)}>")
+        if self.period == "day":
+            parts.append("dt=YYYY-MM-DD/")
+        elif self.period == "hour":
+            parts.append("dt=YYYY-MM-DD/hr=HH/")
+        parts.append(f"<{self.scheme.name}>")
+        if self.suffix:
+            parts.append(repr(self.suffix))
+        return "KeyLayout(" + " + ".join(parts) + ")"

@@ -1,0 +1,325 @@
+"""S3 listing plans: a key layout + a time window -> the ListObjectsV2 call chains that list it.
+
+Pure functions returning plain data (:class:`ListCall` in a :class:`~ulidkeys.planning.plans.Plan`),
+so a plan can be printed (``ulidkeys ls --explain``) and tested without AWS; the shared
+executor runs it through the S3 adapter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ulidkeys.errors import InvalidKeyPart, InvalidValue, describe, require_count
+from ulidkeys.ids.protocol import id_ceiling, id_range
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.partitions import DAY_MS, HOUR_MS, Period
+from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, scope_of
+
+#: Keys per ListObjectsV2 page: S3's own cap. moto would send more if asked, which would hide
+#: pagination bugs, so no plan ever asks for more.
+MAX_KEYS = 1000
+
+
+@dataclass(frozen=True)
+class ListCall:
+    """One ListObjectsV2 call chain: a first call, then ContinuationToken pages.
+
+    ``ordered`` chains (general-purpose buckets) stop at the first key ``>= stop_at``;
+    unordered ones (directory buckets) are read to the end, filtered and sorted.
+    """
+
+    prefix: str
+    start_after: str | None = None
+    stop_at: str | None = None
+    ordered: bool = True
+    delimiter: str | None = None
+    max_keys: int = MAX_KEYS
+
+    def request(self, bucket: str, token: str | None = None) -> dict[str, Any]:
+        """The keyword arguments of ``client.list_objects_v2`` for the first or a later page."""
+        kwargs: dict[str, Any] = {"Bucket": bucket, "MaxKeys": self.max_keys}
+        if self.prefix:
+            kwargs["Prefix"] = self.prefix
+        if self.delimiter is not None:
+            kwargs["Delimiter"] = self.delimiter
+        if token is not None:
+            kwargs["ContinuationToken"] = token
+        elif self.start_after is not None:
+            kwargs["StartAfter"] = self.start_after
+        return kwargs
+
+    def explain(self) -> str:
+        """One line: the request and when the chain ends."""
+        args = [f"Prefix={self.prefix!r}"]
+        if self.start_after is not None:
+            args.append(f"StartAfter={self.start_after!r}")
+        if self.delimiter is not None:
+            args.append(f"Delimiter={self.delimiter!r}")
+        args.append(f"MaxKeys={self.max_keys}")
+        if not self.ordered:
+            end = "read every page (unordered), keep keys in the window, sort"
+        elif self.stop_at is None:
+            end = "follow pages to the end of the prefix"
+        else:
+            end = f"stop at the first key >= {self.stop_at!r}"
+        return f"ListObjectsV2 {' '.join(args)}; {end}"
+
+
+def common_prefix(a: str, b: str) -> str:
+    """The longest string both start with (character by character, not by path segment)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
+
+
+def layout_scope(layout: KeyLayout) -> str:
+    return scope_of("s3", repr(layout))
+
+
+def key_position(layout: KeyLayout, key: object, name: str = "after") -> Position:
+    """The position of a key the layout made (what ``after=`` resumes past)."""
+    if not isinstance(key, str):
+        raise InvalidKeyPart(f"{name}={describe(key)} must be a key (str) returned by a listing")
+    id_text, _suffix, _ms, reason = layout.split(key)
+    if reason is not None:
+        raise InvalidKeyPart(
+            f"{name}={describe(key)} is not a key of {layout} ({reason}); pass the Key of an "
+            "object the listing returned"
+        )
+    return id_text, key
+
+
+def resume_position(
+    layout: KeyLayout,
+    start_ms: int,
+    end_ms: int,
+    newest_first: bool,
+    after: str | None,
+    cursor: str | None,
+) -> Position | None:
+    """Where a listing resumes: past ``after`` (a key) or a ``cursor`` of the same listing."""
+    if after is not None and cursor is not None:
+        raise InvalidValue("pass after= or cursor=, not both")
+    if cursor is not None:
+        return Cursor.decode(cursor).check(
+            layout_scope(layout), newest_first, start_ms, end_ms
+        )
+    return None if after is None else key_position(layout, after)
+
+
+def _locator(layout: KeyLayout) -> Any:
+    split = layout.split
+
+    def locate(key: str) -> Located | None:
+        id_text, _suffix, ms, reason = split(key)
+        return None if reason is not None else Located(id_text, ms, key)
+
+    return locate
+
+
+def _ordered_call(
+    layout: KeyLayout, shard: int | None, start: int, end: int, after: Position | None
+) -> ListCall | None:
+    """One chain over a shard's keys of ``[start, end)``, across all its period folders.
+
+    Within a shard, keys sort by period folder (fixed width, chronological) and then id, so
+    the whole window is one contiguous key range and one chain lists it.
+    """
+    scheme = layout.scheme
+    lo_id, hi_id = id_range(scheme, start, end)
+    if lo_id >= hi_id:
+        return None  # no id of the scheme has its time in the window
+    first_ms = scheme.timestamp_ms(lo_id)
+    step = scheme.resolution_ms
+    last_ms = min((end - 1) // step * step, layout.last_ms)
+    lo = layout.path(shard, first_ms) + lo_id
+    hi_incl = layout.path(shard, last_ms) + scheme.max_for(last_ms)
+    # Every key of the window, cut after its id, lies in [lo, hi_incl], so it shares their
+    # common prefix.
+    prefix = common_prefix(lo, hi_incl)
+    # lo[:-1] sorts below lo and every key that starts with lo; the few keys between them
+    # (ids of an earlier time sharing all but the last character) are judged and dropped.
+    start_after = lo[:-1]
+    if after is not None:
+        id_text, key = after
+        own = layout.shard_of(id_text) == shard
+        at = layout.path(shard, scheme.timestamp_ms(id_text)) + id_text
+        start_after = max(start_after, key if own else at)
+    stop_at = None
+    if hi_id != id_ceiling(scheme):
+        stop_at = layout.path(shard, scheme.timestamp_ms(hi_id)) + hi_id
+    elif layout.partition is None:
+        stop_at = layout.path(shard, 0) + hi_id
+    if stop_at is not None and start_after >= stop_at:
+        return None
+    return ListCall(prefix=prefix, start_after=start_after, stop_at=stop_at)
+
+
+def _directory_folders(layout: KeyLayout, start: int, end: int) -> list[tuple[int, int]]:
+    """``(folder_start_ms, span_ms)`` of the '/'-ending folders to read for ``[start, end)``.
+
+    Hour layouts read a whole day folder (``dt=.../``, one chain instead of 24) for every day the
+    window covers completely, and hour folders only for the partly covered days at its ends.
+    """
+    partition = layout.partition
+    if partition is None:
+        return [(start, 0)]
+    folders: list[tuple[int, int]] = []
+    for first, following in partition.spans(start, end):
+        whole_day = first % DAY_MS == 0 and first >= start and first + DAY_MS <= end
+        if partition.size == "hour" and whole_day:
+            folders.append((first, DAY_MS))
+        elif folders and folders[-1][1] == DAY_MS and first < folders[-1][0] + DAY_MS:
+            continue  # an hour inside a day folder already read
+        else:
+            folders.append((first, following - first))
+    return folders
+
+
+def _directory_group(
+    layout: KeyLayout, folder: int, span: int, max_keys: int
+) -> tuple[ListCall, ...]:
+    """Directory buckets: one unordered chain per shard for one '/'-ending folder."""
+    calls = []
+    for shard in layout.shard_numbers():
+        path = layout.path(shard, folder)
+        if span == DAY_MS and layout.period == "hour":
+            path = path[: -len("hr=00/")]  # the day folder holding all 24 hour folders
+        prefix = path[: path.rfind("/") + 1]
+        calls.append(ListCall(prefix=prefix, ordered=False, max_keys=max_keys))
+    return tuple(calls)
+
+
+def plan_window(
+    layout: KeyLayout,
+    start_ms: int,
+    end_ms: int,
+    *,
+    after: str | None = None,
+    cursor: str | None = None,
+    directory_bucket: bool = False,
+    max_keys: int = MAX_KEYS,
+    newest_first: bool = False,
+    limit: int | None = None,
+    before: Position | None = None,
+    title: str | None = None,
+) -> Plan[ListCall]:
+    """The plan listing exactly the keys of ``layout`` whose id time is in ``[start, end)``.
+
+    ``after`` (a key the listing returned) or ``cursor`` resumes past that key.
+    ``directory_bucket`` plans for S3 Express buckets (unordered, no StartAfter, '/'-ending
+    prefixes only; one folder time per group, so memory holds one folder per shard at a time).
+    ``newest_first`` is for directory buckets only (a general bucket lists forwards: see
+    ``Bucket.latest``). ``max_keys`` (1..1000) is the page size of every call.
+    """
+    require_count(max_keys, "max_keys", 1, MAX_KEYS)
+    require_count(limit, "limit", 0, optional=True)
+    if newest_first and not directory_bucket:
+        raise InvalidValue(
+            "S3 lists a general-purpose bucket oldest first only; use Bucket.latest() for the "
+            "newest items"
+        )
+    position = resume_position(layout, start_ms, end_ms, newest_first, after, cursor)
+    end = min(end_ms, layout.last_ms + 1)
+    groups: list[tuple[ListCall, ...]] = []
+    if start_ms < end:
+        if directory_bucket:
+            for folder, span in _directory_folders(layout, start_ms, end):
+                if span and position is not None:
+                    past = layout.scheme.timestamp_ms(position[0])
+                    if (folder + span <= past) if not newest_first else (folder > past):
+                        continue  # the whole folder is before the cursor
+                groups.append(_directory_group(layout, folder, span, max_keys))
+            if newest_first:
+                groups.reverse()
+        else:
+            calls = [_ordered_call(layout, shard, start_ms, end, position) for shard in layout.shard_numbers()]
+            chains = tuple(
+                ListCall(c.prefix, c.start_after, c.stop_at, max_keys=max_keys)
+                for c in calls
+                if c is not None
+            )
+            if chains:
+                groups.append(chains)
+    count = sum(len(group) for group in groups)
+    if count > MAX_CALLS:
+        raise InvalidValue(
+            f"listing this window needs {count:,} call chains (more than {MAX_CALLS:,}): a "
+            "directory bucket is read folder by folder; narrow the window, use fewer shards, or "
+            "find the folders that hold data first with Bucket.periods()"
+        )
+    kind = "directory bucket" if directory_bucket else "general-purpose bucket"
+    return Plan(
+        groups=tuple(groups),
+        start_ms=start_ms,
+        end_ms=end_ms,
+        locate=_locator(layout),
+        scope=layout_scope(layout),
+        title=title or f"{layout} ({kind})",
+        newest_first=newest_first,
+        limit=limit,
+        after=position,
+        before=before,
+    )
+
+
+# --- period folders that hold data -----------------------------------------------------------
+
+
+def plan_folders(
+    layout: KeyLayout,
+    start_ms: int,
+    end_ms: int,
+    level: Period,
+    *,
+    within: list[int] | None = None,
+    directory_bucket: bool = False,
+) -> Plan[ListCall]:
+    """``Delimiter='/'`` listings whose common prefixes are the ``level`` folders (day or
+    hour) of ``[start, end)`` under each shard; hour folders are listed under the days in
+    ``within``. Each result is a folder, positioned by its start time.
+
+    General buckets start just before the first day folder and stop after the last; directory
+    buckets cannot, so they read the whole level and keep what is in the window.
+    """
+    end = min(end_ms, layout.last_ms + 1)
+    day = Period("day")
+    calls: list[ListCall] = []
+    if start_ms < end:
+        for shard in layout.shard_numbers():
+            base = layout.prefix + layout.shard_folder(shard)
+            if level.size == "hour":
+                calls += [
+                    ListCall(base + day.folder(d), delimiter="/", ordered=False) for d in within or ()
+                ]
+            elif directory_bucket:
+                calls.append(ListCall(base[: base.rfind("/") + 1], delimiter="/", ordered=False))
+            else:
+                first = base + day.folder(start_ms)
+                last = base + day.folder(end - 1)
+                prefix = common_prefix(first[:-1], last[:-1])  # never the whole folder
+                # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the character
+                # after "/".
+                calls.append(ListCall(prefix, first[:-1], last[:-1] + "0", delimiter="/"))
+    bases = {layout.prefix + layout.shard_folder(shard) for shard in layout.shard_numbers()}
+
+    def locate(prefix: str) -> Located | None:
+        for base in bases:
+            if prefix.startswith(base) and prefix.endswith("/"):
+                ms = level.parse_folder(prefix[len(base) :])
+                if ms is not None:
+                    return Located(f"{ms:016d}", ms, prefix)
+        return None
+
+    return Plan(
+        groups=(tuple(calls),) if calls else (),
+        start_ms=level.floor(start_ms) if start_ms < end else start_ms,
+        end_ms=end,
+        locate=locate,
+        scope=layout_scope(layout),
+        title=f"{layout}: {level} folders",
+    )

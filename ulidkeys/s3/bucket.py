@@ -1,0 +1,330 @@
+"""A bucket bound to a key layout and a client: exact window listings, newest first, uploads.
+
+Only request/response mapping lives here: :class:`ListingSource` turns a planned call into a
+``list_objects_v2`` request and its answer into a page; planning and the page-chain logic
+are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ulidkeys.errors import InvalidValue, UnexpectedResponse, describe, require_count
+from ulidkeys.execution import (
+    Ordered,
+    Page,
+    Results,
+    Stats,
+    check_workers,
+    run,
+    stream,
+    walk_back,
+)
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.listings import (
+    MAX_KEYS,
+    ListCall,
+    layout_scope,
+    plan_folders,
+    plan_window,
+    resume_position,
+)
+from ulidkeys.planning.partitions import DAY_MS, Period
+from ulidkeys.planning.plans import Cursor, Plan, Position, resolve_window
+from ulidkeys.s3.writing import PresignedUpload, presigned_post, presigned_put, put_new
+from ulidkeys.timeinput import TimeInput, ms_to_datetime
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+
+Obj = dict[str, Any]
+
+
+def is_directory_bucket(bucket: str) -> bool:
+    """S3 Express directory buckets are named ``name--zone-id--x-s3``."""
+    return bucket.endswith("--x-s3")
+
+
+class ListingSource:
+    """``list_objects_v2`` for the executor: one planned call + token -> one page."""
+
+    def __init__(self, client: S3Client, bucket: str) -> None:
+        if not callable(getattr(client, "list_objects_v2", None)):
+            raise InvalidValue(
+                f"client={describe(client)} has no list_objects_v2: pass boto3.client('s3')"
+            )
+        self.client, self.bucket = client, bucket
+
+    def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
+        response: Mapping[str, Any] = self.client.list_objects_v2(  # type: ignore[assignment]
+            **call.request(self.bucket, token)
+        )
+        truncated = response.get("IsTruncated")
+        if not isinstance(truncated, bool):
+            # A 200 with an empty or foreign body: ending here would silently drop the rest.
+            raise UnexpectedResponse(
+                f"ListObjectsV2 on {self.bucket!r} answered without IsTruncated "
+                f"(keys: {sorted(response)}); the listing stops rather than end early - resume "
+                "from its .cursor"
+            )
+        next_token = response.get("NextContinuationToken") if truncated else None
+        if truncated and not next_token:
+            raise UnexpectedResponse(
+                f"ListObjectsV2 on {self.bucket!r} said IsTruncated without a "
+                "NextContinuationToken; resume from the listing's .cursor"
+            )
+        contents = response.get("Contents") or []
+        entries: list[tuple[str, Obj]] = [(obj["Key"], obj) for obj in contents]
+        folders = response.get("CommonPrefixes") or []
+        if folders:
+            entries += [(entry["Prefix"], entry) for entry in folders]
+            entries.sort(key=_first)  # S3 interleaves the two lists in key order
+        return Page(entries, next_token, len(contents) + len(folders))
+
+
+def _first(entry: tuple[str, Obj]) -> str:
+    return entry[0]
+
+
+@dataclass(frozen=True)
+class PeriodFolder:
+    """A period folder that holds data: its name (``dt=2024-05-17/hr=09/``) and time span."""
+
+    folder: str
+    start_ms: int
+    end_ms: int
+
+    @property
+    def start(self) -> datetime:
+        return ms_to_datetime(self.start_ms)
+
+
+class Bucket:
+    """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
+
+    ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
+    windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
+    keys (:meth:`put_new`, presigned uploads). Directory buckets (names ending ``--x-s3``)
+    are detected by name; pass ``directory=`` to say so explicitly.
+    """
+
+    def __init__(
+        self,
+        client: S3Client,
+        name: str,
+        layout: KeyLayout | None = None,
+        *,
+        directory: bool | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidValue(f"name={describe(name)} must be a bucket name")
+        self.layout = KeyLayout() if layout is None else layout
+        if not isinstance(self.layout, KeyLayout):
+            raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
+        self.client, self.name = client, name
+        self.directory = is_directory_bucket(name) if directory is None else directory
+        self.source = ListingSource(client, name)
+
+    def __repr__(self) -> str:
+        return f"Bucket({self.name!r}, {self.layout})"
+
+    # --- windows --------------------------------------------------------------------------
+    def plan_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        after: str | None = None,
+        cursor: str | None = None,
+        max_keys: int = MAX_KEYS,
+    ) -> Plan[ListCall]:
+        """The ListObjectsV2 calls that list exactly the window (plain data, printable)."""
+        start, end = resolve_window(since, until, cursor)
+        return plan_window(
+            self.layout,
+            start,
+            end,
+            after=after,
+            cursor=cursor,
+            directory_bucket=self.directory,
+            max_keys=max_keys,
+        )
+
+    def list_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        after: str | None = None,
+        cursor: str | None = None,
+        max_workers: int = 8,
+    ) -> Results[Obj]:
+        """The objects whose id time is in ``[since, until)``, oldest first.
+
+        ``since`` defaults to the beginning of time, ``until`` to now; with ``cursor=`` and
+        neither, the cursor's window is resumed just past its last object.
+        """
+        plan = self.plan_window(since, until, after=after, cursor=cursor)
+        return self.run(plan, max_workers=max_workers)
+
+    def run(self, plan: Plan[ListCall], *, max_workers: int = 8) -> Results[Obj]:
+        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
+        return run(plan, self.source, max_workers=max_workers)
+
+    # --- the newest objects ---------------------------------------------------------------
+    def latest(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        max_workers: int = 8,
+    ) -> Results[Obj]:
+        """The ``n`` newest objects with id time in ``[since, until)`` (default: all time
+        before now), newest first. ``cursor=`` continues with the next older ones."""
+        require_count(n, "n")
+        check_workers(max_workers)
+        start, end = resolve_window(since, until, cursor)
+        before = resume_position(self.layout, start, end, True, None, cursor)
+        top = end
+        if before is not None:
+            top = min(end, self.layout.scheme.timestamp_ms(before[0]) + 1)
+        scope = layout_scope(self.layout)
+
+        def cursor_of(position: Position) -> str:
+            return Cursor(scope, True, start, end, position).encode()
+
+        def items(stats: Stats) -> Iterator[Ordered]:
+            days = self._data_days(start, top, stats)
+            if self.directory:
+                return self._directory_latest(n, start, top, before, days, stats, max_workers)
+
+            def plan_slice(low: int, high: int) -> Plan[ListCall]:
+                return plan_window(self.layout, low, high, before=before)
+
+            spans = None if days is None else [(d, d + DAY_MS) for d in days]
+            return walk_back(
+                plan_slice,
+                self.source,
+                stats,
+                n,
+                start,
+                top,
+                max_workers=max_workers,
+                occupied=spans,
+            )
+
+        return Results(items, cursor_of)
+
+    def _data_days(self, start: int, end: int, stats: Stats) -> list[int] | None:
+        """Day folders holding data in the window, newest first (None without period folders)."""
+        if self.layout.partition is None:
+            return None
+        day = Period("day")
+        plan = plan_folders(self.layout, start, end, day, directory_bucket=self.directory)
+        found = {position[0] for position, _ in stream(plan, self.source, stats)}
+        return sorted((int(text) for text in found), reverse=True)
+
+    def _directory_latest(
+        self,
+        n: int,
+        start: int,
+        end: int,
+        before: Position | None,
+        days: list[int] | None,
+        stats: Stats,
+        max_workers: int,
+    ) -> Iterator[Ordered]:
+        """Directory buckets list whole folders anyway: read the days that hold data, newest
+        first, one day at a time, until ``n`` objects are found."""
+        spans = [(start, end)] if days is None else [(d, d + DAY_MS) for d in days]
+        remaining = n
+        for low, high in spans:
+            low, high = max(low, start), min(high, end)
+            if remaining <= 0:
+                return
+            if low >= high:
+                continue
+            plan = plan_window(
+                self.layout,
+                low,
+                high,
+                directory_bucket=True,
+                newest_first=True,
+                limit=remaining,
+                before=before,
+            )
+            for entry in stream(plan, self.source, stats, max_workers=max_workers):
+                remaining -= 1
+                yield entry
+
+    # --- period folders -------------------------------------------------------------------
+    def periods(
+        self, since: TimeInput | None = None, until: TimeInput | None = None
+    ) -> list[PeriodFolder]:
+        """The layout's period folders that overlap the window and hold at least one key."""
+        partition = self.layout.partition
+        if partition is None:
+            raise InvalidValue(
+                f"{self.layout} has no period folders; periods() needs period='day'/'hour'"
+            )
+        start, end = resolve_window(since, until)
+        stats = Stats()
+        days = sorted(self._data_days(start, end, stats) or ())
+        starts = days
+        if partition.size == "hour":
+            plan = plan_folders(
+                self.layout, start, end, partition, within=days, directory_bucket=self.directory
+            )
+            found = {int(p[0]) for p, _ in stream(plan, self.source, stats)}
+            starts = sorted(found)
+        return [
+            PeriodFolder(partition.folder(ms), ms, partition.next(ms))
+            for ms in starts
+            if ms < end and partition.next(ms) > start
+        ]
+
+    # --- writes ---------------------------------------------------------------------------
+    def put_new(
+        self, body: Any, *, ext: str | None = None, attempts: int = 5, **put_kwargs: Any
+    ) -> str:
+        """Upload under a fresh key that is never an existing object's; returns the key."""
+        return put_new(
+            self.layout, self.client, self.name, body, ext=ext, attempts=attempts, **put_kwargs
+        )
+
+    def presigned_put(
+        self,
+        *,
+        expires: int = 3600,
+        content_type: str | None = None,
+        ext: str | None = None,
+    ) -> PresignedUpload:
+        """A fresh key and a presigned PUT URL (with the headers the uploader must send)."""
+        return presigned_put(
+            self.layout, self.client, self.name, expires=expires, content_type=content_type, ext=ext
+        )
+
+    def presigned_post(
+        self,
+        *,
+        expires: int = 3600,
+        content_type: str | None = None,
+        max_bytes: int | None = None,
+        ext: str | None = None,
+    ) -> PresignedUpload:
+        """A fresh key and the URL + form fields of a browser POST upload."""
+        return presigned_post(
+            self.layout,
+            self.client,
+            self.name,
+            expires=expires,
+            content_type=content_type,
+            max_bytes=max_bytes,
+            ext=ext,
+        )
+
