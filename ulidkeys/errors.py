@@ -82,6 +82,17 @@ def require_count(
     return number
 
 
+def aws_error(error: BaseException) -> tuple[str | None, int | None]:
+    """``(code, HTTP status)`` of an error AWS reported (a botocore ``ClientError``), else
+    ``(None, None)``: how adapters tell a conflict from any other failure."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return None, None
+    code = response.get("Error", {}).get("Code")
+    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return (code if isinstance(code, str) else None), (status if isinstance(status, int) else None)
+
+
 def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
     text = repr(value)

@@ -1,32 +1,41 @@
-"""DynamoDB keys and exact time-window queries for single-table designs.
+"""Ids as keys on DynamoDB: exact time-window queries for single-table designs.
 
-Declare an :class:`Entity` once (``pk="Org#{org}"``, ``sk="Post#{id}"``); keys, parsing, key
-conditions, query plans and writes derive from it. Needs ``boto3`` only to talk to AWS.
+Declare an :class:`Entity` once (``pk="Org#{org}"``, ``sk="Post#{id}"``); keys, parsing and
+query plans derive from it. :class:`Table` binds it to a client and runs them (boto3 is
+needed only there).
 """
 
-from ulidkeys.dynamodb.buckets import Bucketing
-from ulidkeys.dynamodb.entity import Entity, Index
-from ulidkeys.dynamodb.plan import QueryCall, QueryPlan, plan_latest, plan_window
-from ulidkeys.dynamodb.query import PageStats, QueryStats, run_plan
-from ulidkeys.dynamodb.sortkeys import MAX_SORT_KEY_BYTES, key_before
-from ulidkeys.dynamodb.template import KeySchema, KeyTemplate
-from ulidkeys.dynamodb.write import BatchWriter, put_new
+from ulidkeys.dynamodb.clients import Target, speaks_plain_values
+from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
+from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
+from ulidkeys.execution import Results, Stats
+from ulidkeys.planning.entity import Entity, Index
+from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.queries import QueryCall, plan_query, plan_window
+from ulidkeys.planning.sortkeys import MAX_SORT_KEY_BYTES, key_after, key_before
+from ulidkeys.planning.templates import KeySchema, KeyTemplate
 
 __all__ = [
+    "BATCH_SIZE",
     "MAX_SORT_KEY_BYTES",
     "BatchWriter",
-    "Bucketing",
     "Entity",
     "Index",
     "KeySchema",
     "KeyTemplate",
-    "PageStats",
+    "Period",
+    "Plan",
     "QueryCall",
-    "QueryPlan",
-    "QueryStats",
+    "QuerySource",
+    "Results",
+    "Stats",
+    "Table",
+    "Target",
+    "key_after",
     "key_before",
-    "plan_latest",
+    "key_condition",
+    "plan_query",
     "plan_window",
-    "put_new",
-    "run_plan",
+    "speaks_plain_values",
 ]

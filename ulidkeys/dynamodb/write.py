@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
-from ulidkeys.dynamodb.target import Target, error_code
-from ulidkeys.errors import ItemAlreadyExists, UnprocessedItemsLeft, describe
+from ulidkeys.dynamodb.clients import Target
+from ulidkeys.errors import ItemAlreadyExists, UnprocessedItemsLeft, aws_error, describe
 
 #: Most requests one ``BatchWriteItem`` call takes.
 BATCH_SIZE = 25
@@ -22,19 +22,12 @@ BATCH_SIZE = 25
 _jitter = random.SystemRandom()
 
 
-def put_new(
-    table_or_client: Any,
-    item: Mapping[str, Any],
-    *,
-    key_attrs: tuple[str, str],
-    table_name: str | None = None,
-) -> dict[str, Any]:
+def put_new(target: Target, item: Mapping[str, Any], *, key_attrs: tuple[str, str]) -> dict[str, Any]:
     """Put ``item`` (plain Python values) unless an item with its primary key exists.
 
     Returns the item as written. On an existing key raises ItemAlreadyExists (carrying the
     key); the stored item is left as it was.
     """
-    target = Target.resolve(table_or_client, table_name)
     name = target.table_name
     pk_attr = key_attrs[0]
     try:
@@ -45,7 +38,7 @@ def put_new(
             ExpressionAttributeNames={"#pk": pk_attr},
         )
     except Exception as error:
-        if error_code(error) != "ConditionalCheckFailedException":
+        if aws_error(error)[0] != "ConditionalCheckFailedException":
             raise
         key = {attr: item[attr] for attr in key_attrs if attr in item}
         raise ItemAlreadyExists(
@@ -69,17 +62,16 @@ class BatchWriter:
 
     def __init__(
         self,
-        table_or_client: Any,
+        target: Target,
         *,
         key_attrs: tuple[str, str],
-        table_name: str | None = None,
         check: Callable[[Mapping[str, Any]], object] | None = None,
         base_delay: float = 0.05,
         max_delay: float = 5.0,
         max_attempts: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.target = Target.resolve(table_or_client, table_name)
+        self.target = target
         self.table_name = self.target.table_name
         self.key_attrs = key_attrs
         self._check = check

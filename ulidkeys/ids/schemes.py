@@ -416,8 +416,10 @@ class SnowflakeScheme(IntCodedScheme):
     numeric = True
 
     def __init__(self, name: str, epoch_ms: int, shift: int = 22, bits: int = 63) -> None:
-        if not isinstance(name, str) or not name:
-            raise InvalidType(f"name={describe(name)} must be a non-empty str")
+        if not isinstance(name, str):
+            raise InvalidType(f"name={describe(name)} must be a str, not {type(name).__name__}")
+        if not name:
+            raise InvalidValue("name='' must not be empty")
         require_int(epoch_ms, "epoch_ms")
         require_int(shift, "shift")
         require_int(bits, "bits")

@@ -2,7 +2,7 @@
 
 A template is literal text with ``{field}`` placeholders. Every placeholder sits between
 separators (or the template's ends) and no value may contain the separator, so a key parses
-back to exactly one set of values. The ULID field only matches a canonical (uppercase) ULID.
+back to exactly one set of values. The id field only matches its scheme's canonical text.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ulidkeys.errors import InvalidKeyTemplate, describe
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_ULID_PATTERN = "[0-7][0-9A-HJKMNP-TV-Z]{25}"
+_ULID_PATTERN = "[0-7][0-9A-HJKMNP-TV-Z]{25}"  # the default scheme's canonical text
 
 #: Placeholders filled by the entity itself, from the item's ULID, never by the caller's keys().
 BUCKET, SHARD = "bucket", "shard"
@@ -25,14 +25,15 @@ DERIVED = (BUCKET, SHARD)
 class KeyTemplate:
     """Literal text with ``{field}`` placeholders, e.g. ``KeyTemplate("Post#{id}")``.
 
-    ``ulid_field`` names the placeholder that holds a ULID (matched as a canonical ULID when
-    parsing). Field values are validated by :class:`~ulidkeys.dynamodb.Entity`; the template
-    itself only renders and matches text.
+    ``id_field`` names the placeholder that holds the id, matched by ``id_pattern`` (the
+    scheme's canonical text) when parsing. Field values are validated by
+    :class:`~ulidkeys.planning.entity.Entity`; the template itself only renders and matches.
     """
 
     text: str
     separator: str = "#"
-    ulid_field: str = "id"
+    id_field: str = "id"
+    id_pattern: str = _ULID_PATTERN
     fields: tuple[str, ...] = field(init=False)
     literals: tuple[str, ...] = field(init=False)  # len(fields) + 1 pieces around the fields
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -66,7 +67,7 @@ class KeyTemplate:
         pattern = "".join(
             re.escape(literal)
             + (
-                f"(?P<{fields[i]}>{_ULID_PATTERN if fields[i] == self.ulid_field else not_sep})"
+                f"(?P<{fields[i]}>{self.id_pattern if fields[i] == self.id_field else not_sep})"
                 if i < len(fields)
                 else ""
             )
@@ -115,6 +116,7 @@ class KeySchema:
     pk_attr: str
     sk_attr: str
     sparse: bool = False
+    numeric_sk: bool = False  # the sort key is the id's number (a DynamoDB Number)
 
     @property
     def label(self) -> str:

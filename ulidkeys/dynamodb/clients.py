@@ -1,0 +1,116 @@
+"""Where DynamoDB requests go: a ``Table`` resource, the resource's client, or a plain client.
+
+A ``Table`` and its resource's client (``table.meta.client``) serialize plain Python values
+themselves (boto3 hooks that onto the client); a plain client takes typed ones
+(``{"S": ...}``). :class:`Target` asks the client which it is, through the same hook boto3
+uses, so every form sends the right request and items come back as plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ulidkeys.errors import InvalidQuery, UnsupportedClient, describe
+
+
+def speaks_plain_values(client: Any) -> bool:
+    """Whether a DynamoDB client serializes plain values (a resource's client) or wants typed
+    ones (``boto3.client("dynamodb")``).
+
+    boto3 makes a resource's client serialize by registering a ``before-parameter-build``
+    handler; emitting that event on a probe request shows whether one is registered. A client
+    that cannot be asked raises UnsupportedClient: guessing wrong would send ``{"S": ...}``
+    maps as values and silently match nothing.
+    """
+    try:
+        model = client.meta.service_model.operation_model("Query")
+        params: dict[str, Any] = {
+            "TableName": "probe",
+            "KeyConditionExpression": "#k = :v",
+            "ExpressionAttributeValues": {":v": "probe"},
+        }
+        client.meta.events.emit(
+            "before-parameter-build.dynamodb.Query", params=params, model=model, context={}
+        )
+        value = params["ExpressionAttributeValues"][":v"]
+    except Exception as error:
+        raise UnsupportedClient(
+            f"{describe(client)} is not a boto3 DynamoDB client whose value handling can be "
+            "checked; pass boto3.resource('dynamodb').Table(name), its .meta.client, or "
+            "boto3.client('dynamodb')"
+        ) from error
+    if value == "probe":
+        return False
+    if value == {"S": "probe"}:
+        return True
+    raise UnsupportedClient(f"{describe(client)} rewrites query values in an unknown way")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A client, the table name, and whether the client speaks plain (resource) values."""
+
+    client: Any
+    table_name: str
+    plain: bool
+    _serializer: Any = field(default=None, repr=False, compare=False)
+    _deserializer: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def resolve(cls, table_or_client: Any, table_name: str | None = None) -> Target:
+        """The target of a ``Table`` resource, or of a client + ``table_name``."""
+        resource_name = getattr(table_or_client, "table_name", None)
+        client = getattr(getattr(table_or_client, "meta", None), "client", None)
+        if isinstance(resource_name, str) and client is not None:
+            if table_name is not None and table_name != resource_name:
+                raise InvalidQuery(
+                    f"table_name={table_name!r} disagrees with the Table resource {resource_name!r}"
+                )
+            return cls(client, resource_name, plain=True)
+        if not callable(getattr(table_or_client, "query", None)):
+            raise UnsupportedClient(
+                f"{describe(table_or_client)} is neither a boto3 DynamoDB Table resource nor a "
+                "DynamoDB client"
+            )
+        if not isinstance(table_name, str) or not table_name:
+            raise InvalidQuery(
+                "table_name= is required with a DynamoDB client (a Table resource knows its own "
+                "name)"
+            )
+        plain = speaks_plain_values(table_or_client)
+        if plain:
+            return cls(table_or_client, table_name, plain=True)
+        # Only plain clients need conversion, and only they need boto3 to be importable here.
+        from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+        return cls(table_or_client, table_name, False, TypeSerializer(), TypeDeserializer())
+
+    def value(self, value: Any) -> Any:
+        """One attribute value as this client wants it."""
+        return value if self.plain else self._serializer.serialize(value)
+
+    def item(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """A plain item as this client wants it (numbers as ``int`` or ``Decimal``)."""
+        if self.plain:
+            return dict(item)
+        serialize = self._serializer.serialize
+        return {name: serialize(value) for name, value in item.items()}
+
+    def to_plain(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """An item this client returned, as plain Python values (numbers become ``Decimal``).
+
+        A plain client's items are typed maps; anything else means the client was not what it
+        seemed, and is refused rather than misread.
+        """
+        if self.plain:
+            return dict(item)
+        deserialize = self._deserializer.deserialize
+        try:
+            return {name: deserialize(value) for name, value in item.items()}
+        except (TypeError, ValueError, AttributeError) as error:
+            raise UnsupportedClient(
+                f"the client returned {describe(dict(item))}, which is not a typed DynamoDB item"
+            ) from error
+

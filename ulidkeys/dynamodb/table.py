@@ -1,0 +1,217 @@
+"""A table bound to an entity and a client: exact window queries, newest first, safe writes.
+
+Only request/response mapping lives here: :class:`QuerySource` turns a planned ``Query`` into
+a request for whichever client form it was given and the answer into a page of plain items;
+planning and the page-chain logic are shared with S3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb.write import BatchWriter, put_new
+from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, describe, require_count
+from ulidkeys.execution import Page, Results, run
+from ulidkeys.planning.entity import Entity
+from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.queries import QueryCall, plan_window, single_call
+from ulidkeys.timeinput import TimeInput
+
+Item = dict[str, Any]
+
+
+class QuerySource:
+    """``query`` for the executor: one planned call + ``ExclusiveStartKey`` -> one page."""
+
+    def __init__(self, target: Target, page_size: int | None = None) -> None:
+        self.target = target
+        self.page_size = require_count(page_size, "page_size", 1, optional=True)
+
+    def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
+        target = self.target
+        args = call.request(target.table_name, typed=not target.plain)
+        if token is not None:
+            args["ExclusiveStartKey"] = token
+        if self.page_size is not None:
+            limit = self.page_size if limit is None else min(limit, self.page_size)
+        if limit is not None:
+            args["Limit"] = limit
+        response: Mapping[str, Any] = target.client.query(**args)
+        items = response.get("Items")
+        if not isinstance(items, list):
+            raise UnexpectedResponse(
+                f"Query on {target.table_name!r} answered without Items (keys: "
+                f"{sorted(response)}); resume from the query's .cursor"
+            )
+        sk_attr = call.sk_attr
+        entries = []
+        for raw in items:
+            item = target.to_plain(raw)
+            entries.append((item.get(sk_attr), item))
+        read = response.get("ScannedCount", len(items))
+        # An empty page may still carry a LastEvaluatedKey (AWS ends at Limit that way): follow it.
+        return Page(entries, response.get("LastEvaluatedKey"), read)
+
+
+class Table:
+    """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity`.
+
+    Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
+    client (then ``table_name=`` too); every form returns the same plain items
+    (numbers as ``Decimal``).
+    """
+
+    def __init__(
+        self, table_or_client: Any, entity: Entity, *, table_name: str | None = None
+    ) -> None:
+        if not isinstance(entity, Entity):
+            raise InvalidType(f"entity={describe(entity)} must be an Entity")
+        self.entity = entity
+        self.target = Target.resolve(table_or_client, table_name)
+        self.name = self.target.table_name
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r}, {self.entity!r})"
+
+    # --- queries --------------------------------------------------------------------------
+    def plan(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The Query calls for the items whose id time is in ``[since, until)``."""
+        return plan_window(
+            self.entity,
+            since,
+            until,
+            newest_first=newest_first,
+            limit=limit,
+            index=index,
+            after=after,
+            cursor=cursor,
+            fields=fields,
+        )
+
+    def query_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        **fields: object,
+    ) -> Results[Item]:
+        """The entity's items whose id time is in ``[since, until)``, as plain Python values.
+
+        ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
+        cursor's window is resumed just past its last item. ``after=`` (an item, key or id
+        seen last) resumes just past it. Items in the range whose sort key does not fit the
+        template (children such as ``Post#<id>#Comment#...``) are read but skipped.
+        """
+        query_plan = self.plan(
+            since,
+            until,
+            newest_first=newest_first,
+            limit=limit,
+            index=index,
+            after=after,
+            cursor=cursor,
+            **fields,
+        )
+        return self.run(query_plan, page_size=page_size, max_workers=max_workers)
+
+    def latest(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        index: str | None = None,
+        max_workers: int = 8,
+        **fields: object,
+    ) -> Results[Item]:
+        """The ``n`` newest items with id time in ``[since, until)``, newest first.
+
+        A bucketed entity needs ``since=`` to bound how many buckets are visited.
+        """
+        require_count(n, "n")
+        if self.entity.period is not None and since is None and cursor is None:
+            raise InvalidQuery(
+                f"{self.entity.name} is bucketed by {self.entity.period}: give since= so the "
+                "query knows which buckets to visit"
+            )
+        return self.query_window(
+            since,
+            until,
+            newest_first=True,
+            limit=n,
+            index=index,
+            cursor=cursor,
+            max_workers=max_workers,
+            **fields,
+        )
+
+    def run(
+        self, plan: Plan[QueryCall], *, page_size: int | None = None, max_workers: int = 8
+    ) -> Results[Item]:
+        """Run a plan made by :meth:`plan` (or by hand) against this table."""
+        return run(plan, QuerySource(self.target, page_size), max_workers=max_workers)
+
+    def query_args(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        index: str | None = None,
+        newest_first: bool = False,
+        **fields: object,
+    ) -> dict[str, Any]:
+        """``client.query`` arguments (for this client form) for exactly the window's keys."""
+        query_plan = self.plan(since, until, newest_first=newest_first, index=index, **fields)
+        call = single_call(query_plan, self.entity)
+        return call.request(self.name, typed=not self.target.plain)
+
+    # --- writes ---------------------------------------------------------------------------
+    def put_new(self, item: Mapping[str, Any]) -> Item:
+        """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""
+        self.entity.parse(item)  # its keys must fit the templates: no hand-built keys
+        return put_new(self.target, item, key_attrs=self.entity.key_attrs())
+
+    def batch_writer(self, **options: Any) -> BatchWriter:
+        """A :class:`BatchWriter` that checks every item against the entity's templates."""
+        return BatchWriter(
+            self.target, key_attrs=self.entity.key_attrs(), check=self.entity.parse, **options
+        )
+
+
+
+def key_condition(
+    entity: Entity,
+    since: TimeInput | None = None,
+    until: TimeInput | None = None,
+    *,
+    index: str | None = None,
+    **fields: object,
+) -> Any:
+    """A ``boto3.dynamodb.conditions`` condition selecting exactly the window's keys."""
+    from boto3.dynamodb.conditions import Key  # boto3 is this adapter's optional dependency
+
+    call = single_call(plan_window(entity, since, until, index=index, fields=fields), entity)
+    return Key(call.pk_attr).eq(call.partition) & Key(call.sk_attr).between(
+        call.lo, call.hi_inclusive
+    )

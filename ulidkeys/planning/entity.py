@@ -1,0 +1,479 @@
+"""Entities: key templates declared once (``pk="Org#{org}"``, ``sk="Post#{id}"``, GSIs), from
+which every key, parse and query plan of an item type is derived - no hand-built key strings.
+
+Pure (no boto3, no I/O), written once for every id scheme (ULID by default); bound to a table
+(``ulidkeys.dynamodb.Table``) it queries and writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from ulidkeys.errors import (
+    InvalidId,
+    InvalidKeyField,
+    InvalidKeyTemplate,
+    InvalidQuery,
+    InvalidType,
+    InvalidValue,
+    KeyMismatch,
+    describe,
+    require_count,
+)
+from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
+from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.plans import Position, scope_of
+from ulidkeys.planning.templates import KeySchema, KeyTemplate
+from ulidkeys.ulid import ULID
+
+#: Placeholders filled by the entity itself, from the item's id, never by the caller's keys().
+BUCKET, SHARD = "bucket", "shard"
+DERIVED = (BUCKET, SHARD)
+
+#: Position key of a bare id given as ``after=``: above every key of that id.
+PAST_ALL_KEYS = "\U0010ffff"
+
+
+@dataclass(frozen=True)
+class Index:
+    """A global (or local) secondary index: its key templates and attribute names.
+
+    ``pk_attr``/``sk_attr`` default to ``<IndexName>PK``/``<IndexName>SK`` (``GSI1PK``, ...).
+    A ``sparse`` index is left out of :meth:`Entity.keys` when its fields are not given.
+    """
+
+    pk: str
+    sk: str
+    pk_attr: str | None = None
+    sk_attr: str | None = None
+    sparse: bool = False
+
+
+class Entity:
+    """One item type of a single-table design, e.g. posts of an org.
+
+    ``Entity(pk="Org#{org}", sk="Post#{id}")`` - ``id`` (``id_field``) holds the item's id,
+    of ``scheme`` (ULID by default; any scheme of ``ulidkeys.ids`` whose text sorts by time).
+    ``bucket="day"`` (hour/day/month/year, UTC) fills a ``{bucket}`` placeholder of a partition
+    key from the id's time; ``shards=N`` fills ``{shard}`` from the id's random bits; window
+    queries then fan out over every bucket and shard the window touches. ``numeric_sk=True``
+    (with ``sk="{id}"`` and a numeric scheme such as Snowflake ids) stores the sort key as a
+    DynamoDB Number. Field values are rejected (never escaped) when empty or when they contain
+    ``separator``.
+    """
+
+    def __init__(
+        self,
+        pk: str,
+        sk: str,
+        *,
+        name: str | None = None,
+        id_field: str = "id",
+        pk_attr: str = "PK",
+        sk_attr: str = "SK",
+        gsi: Mapping[str, Index] | None = None,
+        separator: str = "#",
+        bucket: str | None = None,
+        shards: int | None = None,
+        scheme: IdScheme = ULID_SCHEME,
+        numeric_sk: bool = False,
+    ) -> None:
+        if not isinstance(scheme, IdScheme):
+            raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
+        try:
+            require_sortable(scheme)
+        except InvalidValue as error:
+            raise InvalidKeyTemplate(str(error)) from None
+        self.scheme = scheme
+        if not isinstance(id_field, str) or not id_field.isidentifier():
+            raise InvalidKeyTemplate(f"id_field={describe(id_field)} must be a field name")
+        self.id_field = id_field
+        self.separator = separator
+        self.table = self._schema(None, pk, sk, pk_attr, sk_attr, False, numeric_sk)
+        self.name = name or self.table.sk.literals[0].split(separator, 1)[0] or "Entity"
+        self.indexes: dict[str, KeySchema] = {}
+        if gsi is not None and not isinstance(gsi, Mapping):
+            raise InvalidKeyTemplate(
+                f"gsi={describe(gsi)} must map index names to Index(pk=..., sk=...)"
+            )
+        for index_name, spec in (gsi or {}).items():
+            if not isinstance(spec, Index):
+                raise InvalidKeyTemplate(
+                    f"gsi[{index_name!r}]={describe(spec)} must be an Index(pk=..., sk=...)"
+                )
+            self.indexes[index_name] = self._schema(
+                index_name,
+                spec.pk,
+                spec.sk,
+                spec.pk_attr or f"{index_name}PK",
+                spec.sk_attr or f"{index_name}SK",
+                spec.sparse,
+                False,
+            )
+        if bucket is not None and not isinstance(bucket, str):
+            raise InvalidType(f"bucket={describe(bucket)} must be 'hour', 'day', 'month' or 'year'")
+        try:
+            self.period = None if bucket is None else Period(bucket)  # type: ignore[arg-type]
+        except InvalidValue as error:
+            raise InvalidKeyTemplate(f"bucket: {error}") from None
+        self.shards = require_count(shards, "shards", 1, optional=True)
+        self._check_derived_fields()
+        self.fields: tuple[str, ...] = tuple(
+            dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
+        )
+
+    def _schema(
+        self,
+        index: str | None,
+        pk: str,
+        sk: str,
+        pk_attr: str,
+        sk_attr: str,
+        sparse: bool,
+        numeric_sk: bool,
+    ) -> KeySchema:
+        where = "table" if index is None else f"index {index}"
+        for attr_name, attr in (("pk_attr", pk_attr), ("sk_attr", sk_attr)):
+            if not isinstance(attr, str) or not attr:
+                raise InvalidKeyTemplate(f"{where}: {attr_name}={describe(attr)} must be a name")
+        if pk_attr == sk_attr:
+            raise InvalidKeyTemplate(f"{where}: pk_attr and sk_attr are both {pk_attr!r}")
+        pattern = self.scheme.pattern
+        pk_template = KeyTemplate(pk, self.separator, self.id_field, pattern)
+        sk_template = KeyTemplate(sk, self.separator, self.id_field, pattern)
+        for derived in DERIVED:
+            if derived in sk_template.fields:
+                raise InvalidKeyTemplate(
+                    f"{where}: {{{derived}}} belongs in a partition key template, not in sk={sk!r}"
+                )
+        if numeric_sk and (sk_template.fields != (self.id_field,) or sk_template.literals != ("", "")
+                           or not self.scheme.numeric):
+            raise InvalidKeyTemplate(
+                f"{where}: numeric_sk=True needs sk='{{{self.id_field}}}' alone and a numeric "
+                f"id scheme (Snowflake-style), not sk={sk!r} with {self.scheme.name}"
+            )
+        return KeySchema(index, pk_template, sk_template, pk_attr, sk_attr, sparse, numeric_sk)
+
+    def _check_derived_fields(self) -> None:
+        pk_fields = {f for s in self.schemas() for f in s.pk.fields}
+        for derived, setting, option in (
+            (BUCKET, self.period, "bucket='day'"),
+            (SHARD, self.shards, "shards=N"),
+        ):
+            if (derived in pk_fields) != (setting is not None):
+                raise InvalidKeyTemplate(
+                    f"entity {self.name}: a {{{derived}}} placeholder in a partition key and "
+                    f"{option} go together; give both or neither"
+                )
+        if self.id_field not in {f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields)}:
+            raise InvalidKeyTemplate(
+                f"entity {self.name}: no template has the id field {{{self.id_field}}}"
+            )
+
+    def schemas(self) -> Iterator[KeySchema]:
+        yield self.table
+        yield from self.indexes.values()
+
+    def schema(self, index: str | None = None) -> KeySchema:
+        """The table's key schema, or that of the index named ``index``."""
+        if index is None:
+            return self.table
+        found = self.indexes.get(index) if isinstance(index, str) else None
+        if found is None:
+            known = ", ".join(map(repr, self.indexes)) or "none"
+            raise InvalidQuery(f"index={index!r} is not an index of {self.name} (known: {known})")
+        return found
+
+    def __repr__(self) -> str:
+        return f"Entity({self.name}: {self.table.pk}/{self.table.sk}, {self.scheme.name})"
+
+    def scope(self, schema: KeySchema, values: Mapping[str, str]) -> str:
+        """What a query of ``schema`` with these field values is over (for cursors)."""
+        return scope_of(
+            "dynamodb",
+            self.scheme.name,
+            schema.index,
+            schema.pk,
+            schema.sk,
+            schema.pk_attr,
+            schema.sk_attr,
+            sorted(values.items()),
+        )
+
+    def key_attrs(self) -> tuple[str, str]:
+        return (self.table.pk_attr, self.table.sk_attr)
+
+    def table_definition(self, table_name: str) -> dict[str, Any]:
+        """The ``create_table`` arguments of a table that can hold this entity.
+
+        Key attributes named as declared (strings, or a Number sort key with ``numeric_sk``),
+        every GSI with an ``ALL`` projection, on-demand billing:
+        ``dynamodb.create_table(**post.table_definition("app"))``.
+        """
+
+        def key_schema(schema: KeySchema) -> list[dict[str, str]]:
+            return [
+                {"AttributeName": schema.pk_attr, "KeyType": "HASH"},
+                {"AttributeName": schema.sk_attr, "KeyType": "RANGE"},
+            ]
+
+        types: dict[str, str] = {}
+        for schema in self.schemas():
+            types.setdefault(schema.pk_attr, "S")
+            types.setdefault(schema.sk_attr, "N" if schema.numeric_sk else "S")
+        definition: dict[str, Any] = {
+            "TableName": table_name,
+            "BillingMode": "PAY_PER_REQUEST",
+            "KeySchema": key_schema(self.table),
+            "AttributeDefinitions": [
+                {"AttributeName": a, "AttributeType": t} for a, t in types.items()
+            ],
+        }
+        if self.indexes:
+            definition["GlobalSecondaryIndexes"] = [
+                {
+                    "IndexName": name,
+                    "KeySchema": key_schema(schema),
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+                for name, schema in self.indexes.items()
+            ]
+        return definition
+
+    # --- field values ---------------------------------------------------------------------
+    def id_text(self, value: object, name: str | None = None) -> str:
+        """The canonical text of an id given as text, a number (numeric schemes) or a ULID."""
+        name = name or self.id_field
+        if isinstance(value, ULID) and self.scheme is ULID_SCHEME:
+            return str(value)
+        try:
+            if isinstance(value, str):
+                return self.scheme.parse(value)
+            if self.scheme.numeric and isinstance(value, (int, Decimal)) and not isinstance(
+                value, bool
+            ):
+                if isinstance(value, Decimal) and value != value.to_integral_value():
+                    raise InvalidId(f"{value} is not a whole number")
+                return self.scheme.from_int(int(value))
+        except (InvalidId, InvalidType) as error:
+            raise InvalidKeyField(f"field {name}={describe(value)}: {error}") from None
+        raise InvalidKeyField(
+            f"field {name}={describe(value)} must be the text of a {self.scheme.name} id, "
+            f"not {type(value).__name__}"
+        )
+
+    def field_value(self, name: str, value: object) -> str:
+        """The key text of one field value, validated: non-empty, no separator, id canonical."""
+        if name == self.id_field:
+            return self.id_text(value, name)
+        if isinstance(value, ULID):
+            return str(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = str(value)
+        elif isinstance(value, str):
+            text = value
+        else:
+            raise InvalidKeyField(
+                f"field {name}={describe(value)} has type {type(value).__name__}; key fields take "
+                "str, int or ULID"
+            )
+        if not text:
+            raise InvalidKeyField(f"field {name}='' is empty; key fields must be non-empty")
+        if self.separator in text:
+            raise InvalidKeyField(
+                f"field {name}={describe(text)} contains the separator {self.separator!r}; "
+                "ulidkeys rejects it rather than escaping, so that keys parse back unambiguously"
+            )
+        return text
+
+    def _values(self, given: Mapping[str, object], allow_derived: bool) -> dict[str, str]:
+        values: dict[str, str] = {}
+        for name, value in given.items():
+            if name not in self.fields:
+                raise InvalidKeyField(
+                    f"{name}={describe(value)} is not a field of {self.name} "
+                    f"(fields: {', '.join(f for f in self.fields if f not in DERIVED)})"
+                )
+            if name in DERIVED and not allow_derived:
+                raise InvalidKeyField(
+                    f"{name}={describe(value)}: {{{name}}} is derived from the id, do not pass it"
+                )
+            values[name] = self.field_value(name, value)
+        return values
+
+    def _derive(self, values: dict[str, str]) -> None:
+        """Fill ``bucket`` and ``shard`` from the id in ``values``."""
+        id_text = values[self.id_field]
+        if self.period is not None:
+            values[BUCKET] = self.period.label(self.scheme.timestamp_ms(id_text))
+        if self.shards is not None:
+            values[SHARD] = str(shard_of(self.scheme, id_text, self.shards))
+
+    def new_id(self) -> str:
+        """A fresh id of the entity's scheme."""
+        make = getattr(self.scheme, "new", None)
+        if make is None:
+            raise InvalidKeyField(
+                f"the {self.scheme.name} scheme cannot make new ids here; pass {self.id_field}="
+            )
+        return str(make())
+
+    # --- keys -----------------------------------------------------------------------------
+    def keys(self, **fields: object) -> dict[str, Any]:
+        """Every key attribute of a new item: ``{"PK": "Org#acme", "SK": "Post#01HX..."}``.
+
+        A fresh id fills ``id`` when it is not given. Index keys are included; a sparse
+        index whose fields are not all given is left out.
+        """
+        values = self._values(fields, allow_derived=False)
+        if self.id_field not in values:
+            values[self.id_field] = self.new_id()
+        return self._render(values, self.schemas())
+
+    def key(self, **fields: object) -> dict[str, Any]:
+        """The table's primary key (pk and sk only) of an existing item; ``id`` is required."""
+        if self.id_field not in fields:
+            raise InvalidKeyField(f"key() needs the item's {self.id_field}=")
+        return self._render(self._values(fields, allow_derived=False), [self.table])
+
+    def _render(self, values: dict[str, str], schemas: Iterable[KeySchema]) -> dict[str, Any]:
+        self._derive(values)
+        keys: dict[str, Any] = {}
+        for schema in schemas:
+            missing = [f for f in (*schema.pk.fields, *schema.sk.fields) if f not in values]
+            if missing:
+                if schema.sparse:
+                    continue
+                raise InvalidKeyField(
+                    f"{self.name} keys of the {schema.label} need field(s) {', '.join(missing)}"
+                )
+            keys[schema.pk_attr] = schema.pk.render(values)
+            sk = schema.sk.render(values)
+            keys[schema.sk_attr] = self.scheme.to_int(sk) if schema.numeric_sk else sk
+        return keys
+
+    def sort_key_text(self, schema: KeySchema, value: object) -> str | None:
+        """A stored sort key as text (a Number sort key as its id's text); None if neither."""
+        if isinstance(value, Mapping):  # a typed value from a low-level client
+            value = value.get("N" if schema.numeric_sk else "S")
+            if schema.numeric_sk and isinstance(value, str) and value.isdigit():
+                value = int(value)
+        if schema.numeric_sk:
+            if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+                try:
+                    return self.scheme.from_int(int(value))
+                except (InvalidValue, InvalidType, ValueError, OverflowError):
+                    return None
+            return None
+        return value if isinstance(value, str) else None
+
+    def parse(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """The field values of an item (or key): ``{"org": "acme", "id": "01HX..."}``.
+
+        The id is its scheme's canonical text. Reads the table keys and any index keys
+        present; raises KeyMismatch when a key does not fit its template or the keys
+        disagree with each other.
+        """
+        if not isinstance(item, Mapping):
+            raise InvalidType(f"item={describe(item)} must be a mapping of attribute names")
+        values: dict[str, str] = {}
+        for schema in self.schemas():
+            present = [a for a in (schema.pk_attr, schema.sk_attr) if a in item]
+            if schema.index is not None and not present:
+                continue
+            for attr, template in ((schema.pk_attr, schema.pk), (schema.sk_attr, schema.sk)):
+                raw = item.get(attr)
+                text = (
+                    self.sort_key_text(schema, raw)
+                    if attr == schema.sk_attr
+                    else _string(raw)
+                )
+                found = None if text is None else template.match(text)
+                if found is None:
+                    raise KeyMismatch(
+                        f"{attr}={describe(raw)} does not fit {self.name}'s "
+                        f"{schema.label} template {template.text!r}"
+                    )
+                for name, value in found.items():
+                    if values.setdefault(name, value) != value:
+                        raise KeyMismatch(
+                            f"{self.name} item has {name}={value!r} in {attr} but "
+                            f"{values[name]!r} elsewhere"
+                        )
+        try:
+            self.scheme.timestamp_ms(values[self.id_field])
+        except InvalidValue as error:
+            raise KeyMismatch(f"{self.name} item: {error}") from None
+        expected = {self.id_field: values[self.id_field]}
+        self._derive(expected)
+        for name in DERIVED:
+            if name in values and values[name] != expected[name]:
+                raise KeyMismatch(
+                    f"{self.name} item has {name}={values[name]!r} but its id "
+                    f"{values[self.id_field]} belongs in {name} {expected[name]!r}"
+                )
+        return {name: value for name, value in values.items() if name not in DERIVED}
+
+    def id_of(self, item_or_id: object, index: str | None = None) -> str:
+        """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
+        return self.position_of(item_or_id, self.schema(index))[0]
+
+    def position_of(self, after: object, schema: KeySchema) -> Position:
+        """Where ``after=`` (an item, a key, an id) stands in a query of ``schema``.
+
+        An item or key resumes past that one sort key (items that share its id but sort later,
+        such as ``Doc#{id}#{lang}`` siblings, still follow); a bare id resumes past every key
+        of that id.
+        """
+        if isinstance(after, Mapping):
+            for candidate in (schema, self.table):  # the index's sort key, else the table's
+                text = self.sort_key_text(candidate, after.get(candidate.sk_attr))
+                found = None if text is None else candidate.sk.match(text)
+                if found is not None and self.id_field in found:
+                    key = text if candidate is schema else PAST_ALL_KEYS
+                    return found[self.id_field], key  # type: ignore[return-value]
+            raise KeyMismatch(
+                f"{describe(dict(after))} has no sort key that fits {self.name}'s "
+                "templates; pass an item of the entity, its key or its id"
+            )
+        if isinstance(after, (str, ULID)) or (
+            self.scheme.numeric and isinstance(after, (int, Decimal))
+        ):
+            return self.id_text(after), PAST_ALL_KEYS
+        raise InvalidKeyField(f"after={describe(after)} is not an item, a key or an id of {self.name}")
+
+    # --- queries --------------------------------------------------------------------------
+    def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:
+        """Validated query fields: the partition key's and the sort key's before the id."""
+        if self.id_field not in schema.sk.fields:
+            raise InvalidQuery(
+                f"the {schema.label} of {self.name} has no {{{self.id_field}}} in its sort key "
+                f"{schema.sk.text!r}, so it cannot be queried by time"
+            )
+        allowed = (*schema.pk.fields, *schema.sk.fields_before(self.id_field))
+        for name in fields:
+            if name not in allowed:
+                raise InvalidQuery(
+                    f"{name}= is not a query field of the {schema.label} of {self.name}; "
+                    f"pass {', '.join(f for f in allowed if f not in DERIVED)}"
+                )
+        values = self._values(fields, allow_derived=True)
+        missing = [f for f in allowed if f not in values and f not in DERIVED]
+        if missing:
+            raise InvalidQuery(
+                f"a query of the {schema.label} of {self.name} needs {', '.join(missing)}="
+            )
+        return values
+
+
+def _string(value: object) -> str | None:
+    """A string attribute as plain text, from a plain or a typed (``{"S": ...}``) value."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and set(value) == {"S"} and isinstance(value["S"], str):
+        return value["S"]
+    return None

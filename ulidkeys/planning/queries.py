@@ -1,0 +1,284 @@
+"""DynamoDB query plans: an entity + a time window -> the exact ``Query`` calls, as plain data.
+
+Each call selects ``lo <= SK < hi`` as ``BETWEEN lo AND key_before(hi)`` (a Number sort key as
+``BETWEEN lo AND hi - 1``); a plan groups calls by time bucket, in result order, and the calls
+of one group (shards) are merged by position by the shared executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ulidkeys.errors import InvalidQuery, InvalidWindow, require_count
+from ulidkeys.ids.protocol import id_ceiling, id_range
+from ulidkeys.planning.entity import BUCKET, PAST_ALL_KEYS, SHARD, Entity
+from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
+from ulidkeys.planning.sortkeys import key_after, key_before, show_key
+from ulidkeys.planning.templates import KeySchema
+from ulidkeys.timeinput import TimeInput
+
+
+@dataclass(frozen=True)
+class QueryCall:
+    """One ``Query``: ``pk_attr = partition AND sk_attr BETWEEN lo AND <the largest key < hi>``.
+
+    ``lo``/``hi`` are strings, or ints for a Number sort key.
+    """
+
+    partition: str
+    lo: Any  # inclusive
+    hi: Any  # exclusive: the half-open end the caller means
+    pk_attr: str
+    sk_attr: str
+    index: str | None = None
+    newest_first: bool = False
+    ordered: bool = True  # DynamoDB returns a partition's items in sort key order
+    stop_at: str | None = None  # BETWEEN already ends the range
+
+    @property
+    def hi_inclusive(self) -> Any:
+        """The largest legal sort key below ``hi``: the exact inclusive end for ``BETWEEN``."""
+        return self.hi - 1 if isinstance(self.hi, int) else key_before(self.hi)
+
+    def request(self, table_name: str | None = None, *, typed: bool = True) -> dict[str, Any]:
+        """``client.query`` arguments: typed values (``{"S": ...}``) for a low-level client,
+        plain ones (``typed=False``) for a ``Table`` or the resource's client."""
+
+        def value(v: Any) -> Any:
+            if not typed:
+                return v
+            return {"N": str(v)} if isinstance(v, int) else {"S": v}
+
+        args: dict[str, Any] = {
+            "KeyConditionExpression": "#pk = :pk AND #sk BETWEEN :lo AND :hi",
+            "ExpressionAttributeNames": {"#pk": self.pk_attr, "#sk": self.sk_attr},
+            "ExpressionAttributeValues": {
+                ":pk": value(self.partition),
+                ":lo": value(self.lo),
+                ":hi": value(self.hi_inclusive),
+            },
+            "ScanIndexForward": not self.newest_first,
+        }
+        if self.index is not None:
+            args["IndexName"] = self.index
+        if table_name is not None:
+            args = {"TableName": table_name, **args}
+        return args
+
+    def explain(self) -> str:
+        where = "table" if self.index is None else f"index={self.index}"
+        order = "newest first" if self.newest_first else "oldest first"
+        return (
+            f"Query {where}: {self.pk_attr} = {self.partition!r} AND {self.sk_attr} BETWEEN "
+            f"{_show(self.lo)} AND {_show(self.hi_inclusive)}  "
+            f"[= {self.lo!r} <= {self.sk_attr} < {self.hi!r}, {order}]"
+        )
+
+    def __str__(self) -> str:
+        return self.explain()
+
+
+def _show(value: Any) -> str:
+    return str(value) if isinstance(value, int) else show_key(value)
+
+
+def _locator(entity: Entity, schema: KeySchema) -> Any:
+    """The plan's reading of a returned sort key: the id, its time, the key as text."""
+    match, timestamp, sort_key_text = schema.sk.match, entity.scheme.timestamp_ms, entity.sort_key_text
+    id_field = entity.id_field
+
+    def locate(value: Any) -> Located | None:
+        text = value if value.__class__ is str and not schema.numeric_sk else sort_key_text(
+            schema, value
+        )
+        if text is None:
+            return None
+        found = match(text)
+        if found is None:
+            return None
+        id_text = found[id_field]
+        return Located(id_text, timestamp(id_text), text)
+
+    return locate
+
+
+def _successor(text: str) -> str:
+    """The smallest text above every text that starts with ``text`` (never empty)."""
+    return text[:-1] + chr(ord(text[-1]) + 1)
+
+
+def plan_query(
+    entity: Entity,
+    start_ms: int,
+    end_ms: int,
+    *,
+    newest_first: bool = False,
+    limit: int | None = None,
+    index: str | None = None,
+    after: object = None,
+    cursor: str | None = None,
+    fields: Mapping[str, object],
+) -> Plan[QueryCall]:
+    """The calls for ``entity``'s items whose id time is in ``[start_ms, end_ms)``.
+
+    ``after`` (an item, key or id seen last) or ``cursor`` resumes just past it in result
+    order. A bucketed entity visits only the buckets the window touches.
+    """
+    require_count(limit, "limit", 0, optional=True)
+    if after is not None and cursor is not None:
+        raise InvalidQuery("pass after= or cursor=, not both")
+    schema = entity.schema(index)
+    values = entity.query_values(schema, fields)
+    scope = entity.scope(schema, values)
+    position: Position | None = None
+    if cursor is not None:
+        position = Cursor.decode(cursor).check(scope, newest_first, start_ms, end_ms)
+    elif after is not None:
+        position = entity.position_of(after, schema)
+        if newest_first and position[1] == PAST_ALL_KEYS:
+            position = (position[0], "")  # a bare id: below every key of that id
+    scheme = entity.scheme
+    prefix = schema.sk.prefix_before(entity.id_field, values)
+    numeric = schema.numeric_sk
+
+    ceiling = id_ceiling(scheme)
+    top = scheme.to_int(scheme.max_for(scheme.max_ms)) + 1 if numeric else None
+
+    def bound(id_text: str) -> Any:
+        """The sort key bound of an id-space bound (the ceiling: above every id)."""
+        if not numeric:
+            return prefix + id_text
+        return top if id_text == ceiling else scheme.to_int(id_text)
+
+    lo, hi = (bound(i) for i in id_range(scheme, start_ms, end_ms))
+    if position is not None:
+        lo, hi = _past(position, lo, hi, newest_first, schema, entity, prefix)
+
+    spans: list[tuple[str | None, Any, Any]] = [(values.get(BUCKET), lo, hi)]
+    if BUCKET in schema.pk.fields and BUCKET not in values:
+        assert entity.period is not None
+        spans = []
+        for first, following in entity.period.spans(start_ms, end_ms):
+            first_id, next_id = id_range(scheme, first, following)
+            spans.append(
+                (entity.period.label(first), max(lo, bound(first_id)), min(hi, bound(next_id)))
+            )
+    shards: list[str | None] = [values.get(SHARD)]
+    if SHARD in schema.pk.fields and SHARD not in values:
+        assert entity.shards is not None
+        shards = [str(n) for n in range(entity.shards)]
+
+    groups: list[tuple[QueryCall, ...]] = []
+    count = 0
+    for label, span_lo, span_hi in spans:
+        if span_lo >= span_hi:
+            continue  # nothing of this bucket is in the window (or past the cursor)
+        count += len(shards)
+        if count > MAX_CALLS:
+            raise InvalidQuery(
+                f"this window needs more than {MAX_CALLS} Query calls over {entity.name}'s "
+                "buckets and shards; query a narrower window"
+            )
+        group = []
+        for shard in shards:
+            partition_values = dict(values)
+            if label is not None:
+                partition_values[BUCKET] = label
+            if shard is not None:
+                partition_values[SHARD] = shard
+            group.append(
+                QueryCall(
+                    partition=schema.pk.render(partition_values),
+                    lo=span_lo,
+                    hi=span_hi,
+                    pk_attr=schema.pk_attr,
+                    sk_attr=schema.sk_attr,
+                    index=schema.index,
+                    newest_first=newest_first,
+                )
+            )
+        groups.append(tuple(group))
+    if newest_first:
+        groups.reverse()
+    return Plan(
+        groups=tuple(groups),
+        start_ms=start_ms,
+        end_ms=end_ms,
+        locate=_locator(entity, schema),
+        scope=scope,
+        title=f"{entity.name} ({schema.label})",
+        newest_first=newest_first,
+        limit=limit,
+        after=position,
+    )
+
+
+def plan_window(
+    entity: Entity,
+    since: TimeInput | None = None,
+    until: TimeInput | None = None,
+    *,
+    newest_first: bool = False,
+    limit: int | None = None,
+    index: str | None = None,
+    after: object = None,
+    cursor: str | None = None,
+    fields: Mapping[str, object],
+) -> Plan[QueryCall]:
+    """:func:`plan_query` for time inputs: ``since`` (default: the epoch) to ``until``
+    (default: now); with neither but a ``cursor``, the cursor's window."""
+    start, end = resolve_window(since, until, cursor)
+    return plan_query(
+        entity,
+        start,
+        end,
+        newest_first=newest_first,
+        limit=limit,
+        index=index,
+        after=after,
+        cursor=cursor,
+        fields=fields,
+    )
+
+
+def _past(
+    position: Position,
+    lo: Any,
+    hi: Any,
+    newest_first: bool,
+    schema: KeySchema,
+    entity: Entity,
+    prefix: str,
+) -> tuple[Any, Any]:
+    """Narrow ``[lo, hi)`` to what comes after ``position`` in result order.
+
+    When the sort key ends with the id (``Post#{id}``), the whole id is passed, so its
+    children (``Post#<id>#Comment#...``, other item types) are not even read; with fields after
+    the id (``Doc#{id}#{lang}``) only that one key is passed.
+    """
+    id_text, key = position
+    whole_id = key in (PAST_ALL_KEYS, "") or schema.sk.fields[-1] == entity.id_field
+    if schema.numeric_sk:
+        number = entity.scheme.to_int(id_text)
+        return (lo, min(hi, number)) if newest_first else (max(lo, number + 1), hi)
+    if newest_first:
+        return lo, min(hi, prefix + id_text if whole_id else key)
+    return max(lo, _successor(prefix + id_text) if whole_id else key_after(key)), hi
+
+
+def single_call(plan: Plan[QueryCall], entity: Entity) -> QueryCall:
+    """The one call of a plan that has one (key conditions, query arguments)."""
+    calls = plan.calls
+    if not calls:
+        raise InvalidWindow(
+            "the window selects nothing, so there is no key condition; skip the query "
+            "(Table.query_window() makes no call for it)"
+        )
+    if len(calls) > 1:
+        raise InvalidQuery(
+            f"{entity.name} spreads this window over {len(calls)} partitions (buckets/shards); "
+            "pass bucket=/shard= to pick one, or run the plan with Table.query_window()"
+        )
+    return calls[0]
