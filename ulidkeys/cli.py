@@ -11,39 +11,29 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import ulidkeys
+from ulidkeys.demo import run_demo
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, UlidkeysError
+from ulidkeys.planning.listings import plan_window as plan_listing
+from ulidkeys.planning.plans import resolve_window
+from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import human_span, resolution_table
-from ulidkeys.timeinput import format_ms
+from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
 from ulidkeys.timewindow import TimeWindow
-from ulidkeys.ulid import ULID
+from ulidkeys.ulid import ULID, batch
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
     if args.at is not None:
         ids = [str(ULID.new(at=args.at)) for _ in range(args.count)]
     else:
-        ids = ulidkeys.batch(args.count, monotonic=args.monotonic)
+        ids = batch(args.count, monotonic=args.monotonic)
     print("\n".join(ids))
     return 0
 
 
-def describe_ulid(text: str) -> dict[str, object]:
-    """Every form of one ULID, as the ``inspect`` command prints it."""
-    u = ULID.parse(text)
-    return {
-        "ulid": str(u),
-        "timestamp_ms": u.timestamp_ms,
-        "time": format_ms(u.timestamp_ms),
-        "randomness": f"{u.randomness:020x}",
-        "int": int(u),
-        "hex": u.hex,
-        "uuid": str(u.uuid),
-    }
-
-
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    described = [describe_ulid(text) for text in args.ids]
+    described = [ULID.parse(text).as_dict() for text in args.ids]
     if args.json:
         print(json.dumps(described if len(described) > 1 else described[0], indent=2))
         return 0
@@ -91,10 +81,10 @@ def _fields(pairs: Sequence[str]) -> dict[str, str]:
     return fields
 
 
-def _client(service: str, args: argparse.Namespace) -> Any:
-    import boto3
+def _session(args: argparse.Namespace) -> Any:
+    import boto3  # the aws extra: only the commands that call AWS need it
 
-    return boto3.client(service, endpoint_url=args.endpoint_url, region_name=args.region)
+    return boto3.session.Session(region_name=args.region)
 
 
 def _print_json_lines(items: Iterable[Mapping[str, Any]]) -> int:
@@ -106,8 +96,6 @@ def _print_json_lines(items: Iterable[Mapping[str, Any]]) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    from ulidkeys.dynamodb import Entity
-
     entity = Entity(
         pk=args.pk,
         sk=args.sk,
@@ -117,23 +105,32 @@ def _cmd_query(args: argparse.Namespace) -> int:
         shards=args.shards,
     )
     fields: dict[str, Any] = dict(_fields(args.field))
-    window = {"newest_first": args.newest_first, "limit": args.limit}
+    window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
     if args.explain:
-        print(entity.plan(args.since, args.until, **window, **fields))
+        plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
+        print(plan.explain())
         return 0
     if not args.table:
         raise InvalidValue("query needs --table (or --explain to print the plan only)")
-    items = entity.query_window(
-        _client("dynamodb", args),
-        args.since,
-        args.until,
+    table = Table(
+        _session(args).client("dynamodb", endpoint_url=args.endpoint_url),
+        entity,
         table_name=args.table,
-        **window,
-        **fields,
     )
+    items = table.query_window(args.since, args.until, **window, **fields)
     count = _print_json_lines(items)
-    print(f"{count} items", file=sys.stderr)
+    stats = items.stats
+    print(
+        f"{count} items, {stats.calls} Query calls, {stats.read} items read",
+        file=sys.stderr,
+    )
+    _print_cursor(items.cursor)
     return 0
+
+
+def _print_cursor(cursor: str | None) -> None:
+    if cursor is not None:
+        print(f"resume after the last one with: --cursor {cursor}", file=sys.stderr)
 
 
 def _split_s3_url(url: str) -> tuple[str, str]:
@@ -145,33 +142,38 @@ def _split_s3_url(url: str) -> tuple[str, str]:
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    from ulidkeys.s3 import KeyLayout, is_directory_bucket
-
-    bucket, prefix = _split_s3_url(args.location)
-    layout = KeyLayout(prefix=prefix, shards=args.shards, period=args.period, suffix=args.suffix)
+    bucket_name, prefix = _split_s3_url(args.location)
+    layout = KeyLayout(
+        prefix=prefix, shards=args.shards or None, period=args.period, suffix=args.suffix
+    )
+    directory = is_directory_bucket(bucket_name)
     if args.explain:
         if args.latest is not None:
             raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
-        if args.since is None:
+        if args.since is None and args.cursor is None:
             raise InvalidWindow("ls --explain needs --since")
-        directory = is_directory_bucket(bucket)
-        print(layout.plan_window(args.since, args.until, directory_bucket=directory))
+        start, end = resolve_window(args.since, args.until, args.cursor)
+        plan = plan_listing(layout, start, end, cursor=args.cursor, directory_bucket=directory)
+        print(plan.explain())
         return 0
-    client = _client("s3", args)
+    bucket = Bucket(
+        _session(args).client("s3", endpoint_url=args.endpoint_url), bucket_name, layout
+    )
     if args.latest is not None:
-        listing = layout.latest(client, bucket, args.latest, before=args.until)
-    elif args.since is None:
+        listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor)
+    elif args.since is None and args.cursor is None:
         raise InvalidWindow("ls needs --since (or --latest N)")
     else:
-        listing = layout.list_window(client, bucket, args.since, args.until)
+        listing = bucket.list_window(args.since, args.until, cursor=args.cursor)
     for obj in listing:
         print(f"{obj['Key']}\t{obj.get('Size', '')}")
     stats = listing.stats
     print(
         f"{stats.returned} objects, {stats.calls} ListObjectsV2 calls, "
-        f"{stats.transferred} keys transferred, {stats.skipped} keys not fitting the layout",
+        f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout",
         file=sys.stderr,
     )
+    _print_cursor(listing.cursor)
     return 0
 
 
@@ -180,6 +182,9 @@ def _add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
     parser.add_argument(
         "--explain", action="store_true", help="print the planned calls; call nothing"
+    )
+    parser.add_argument(
+        "--cursor", help="resume just past the last item a previous run printed (its cursor)"
     )
 
 
@@ -231,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument(
         "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
     )
-    query.add_argument("--since", required=True, help="ISO-8601, epoch ms, or 'now'")
+    query.add_argument("--since", help="ISO-8601, epoch ms, or 'now' (default: the epoch)")
     query.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
     query.add_argument("--newest-first", action="store_true")
     query.add_argument("--limit", type=int, default=None)
@@ -248,8 +253,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from ulidkeys.demo import run_demo
-
     return run_demo()
 
 

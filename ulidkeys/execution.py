@@ -141,7 +141,7 @@ class ChainState(Generic[CallT]):
                     break
             verdict = judge(key)
             if verdict.__class__ is tuple:
-                out.append((verdict, item))  # type: ignore[arg-type]
+                out.append((verdict, item))
             elif verdict == SKIP:
                 stats.skipped += 1
         self._previous = previous
@@ -327,9 +327,7 @@ def stream(
     return runner.items()
 
 
-def run(
-    plan: Plan[CallT], source: PageSource[CallT], *, max_workers: int = 8
-) -> Results[Any]:
+def run(plan: Plan[CallT], source: PageSource[CallT], *, max_workers: int = 8) -> Results[Any]:
     """Run a plan: its chains concurrently (at most ``max_workers`` requests in flight)."""
     check_workers(max_workers)
     return Results(lambda stats: stream(plan, source, stats, max_workers=max_workers), plan.cursor)

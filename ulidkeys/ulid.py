@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidType, InvalidULID, MonotonicOverflow, describe, require_int
-from ulidkeys.timeinput import TimeInput, check_ms, ms_to_datetime, now_ms, to_ms
+from ulidkeys.timeinput import TimeInput, check_ms, format_ms, ms_to_datetime, now_ms, to_ms
 
 #: The largest valid ULID (all 128 bits set).
 MAX_ULID: Final = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
@@ -214,6 +214,18 @@ class ULID:
     def randomness(self) -> builtins.int:
         """The 80-bit random part as an integer."""
         return base32.decode(self._str[10:])
+
+    def as_dict(self) -> dict[str, builtins.int | str]:
+        """Every form of the ULID (what ``ulidkeys inspect`` prints)."""
+        return {
+            "ulid": self._str,
+            "timestamp_ms": self.timestamp_ms,
+            "time": format_ms(self.timestamp_ms),
+            "randomness": f"{self.randomness:020x}",
+            "int": self.int,
+            "hex": self.hex,
+            "uuid": str(self.uuid),
+        }
 
     # value semantics ---------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:

@@ -113,4 +113,3 @@ class Target:
             raise UnsupportedClient(
                 f"the client returned {describe(dict(item))}, which is not a typed DynamoDB item"
             ) from error
-

@@ -155,16 +155,17 @@ class Table:
                 f"{self.entity.name} is bucketed by {self.entity.period}: give since= so the "
                 "query knows which buckets to visit"
             )
-        return self.query_window(
+        query_plan = plan_window(
+            self.entity,
             since,
             until,
             newest_first=True,
             limit=n,
             index=index,
             cursor=cursor,
-            max_workers=max_workers,
-            **fields,
+            fields=fields,
         )
+        return self.run(query_plan, max_workers=max_workers)
 
     def run(
         self, plan: Plan[QueryCall], *, page_size: int | None = None, max_workers: int = 8
@@ -182,7 +183,9 @@ class Table:
         **fields: object,
     ) -> dict[str, Any]:
         """``client.query`` arguments (for this client form) for exactly the window's keys."""
-        query_plan = self.plan(since, until, newest_first=newest_first, index=index, **fields)
+        query_plan = plan_window(
+            self.entity, since, until, newest_first=newest_first, index=index, fields=fields
+        )
         call = single_call(query_plan, self.entity)
         return call.request(self.name, typed=not self.target.plain)
 
@@ -197,7 +200,6 @@ class Table:
         return BatchWriter(
             self.target, key_attrs=self.entity.key_attrs(), check=self.entity.parse, **options
         )
-
 
 
 def key_condition(

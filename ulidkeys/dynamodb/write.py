@@ -22,7 +22,9 @@ BATCH_SIZE = 25
 _jitter = random.SystemRandom()
 
 
-def put_new(target: Target, item: Mapping[str, Any], *, key_attrs: tuple[str, str]) -> dict[str, Any]:
+def put_new(
+    target: Target, item: Mapping[str, Any], *, key_attrs: tuple[str, str]
+) -> dict[str, Any]:
     """Put ``item`` (plain Python values) unless an item with its primary key exists.
 
     Returns the item as written. On an existing key raises ItemAlreadyExists (carrying the

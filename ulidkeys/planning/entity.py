@@ -150,8 +150,11 @@ class Entity:
                 raise InvalidKeyTemplate(
                     f"{where}: {{{derived}}} belongs in a partition key template, not in sk={sk!r}"
                 )
-        if numeric_sk and (sk_template.fields != (self.id_field,) or sk_template.literals != ("", "")
-                           or not self.scheme.numeric):
+        if numeric_sk and (
+            sk_template.fields != (self.id_field,)
+            or sk_template.literals != ("", "")
+            or not self.scheme.numeric
+        ):
             raise InvalidKeyTemplate(
                 f"{where}: numeric_sk=True needs sk='{{{self.id_field}}}' alone and a numeric "
                 f"id scheme (Snowflake-style), not sk={sk!r} with {self.scheme.name}"
@@ -253,8 +256,10 @@ class Entity:
         try:
             if isinstance(value, str):
                 return self.scheme.parse(value)
-            if self.scheme.numeric and isinstance(value, (int, Decimal)) and not isinstance(
-                value, bool
+            if (
+                self.scheme.numeric
+                and isinstance(value, (int, Decimal))
+                and not isinstance(value, bool)
             ):
                 if isinstance(value, Decimal) and value != value.to_integral_value():
                     raise InvalidId(f"{value} is not a whole number")
@@ -387,11 +392,7 @@ class Entity:
                 continue
             for attr, template in ((schema.pk_attr, schema.pk), (schema.sk_attr, schema.sk)):
                 raw = item.get(attr)
-                text = (
-                    self.sort_key_text(schema, raw)
-                    if attr == schema.sk_attr
-                    else _string(raw)
-                )
+                text = self.sort_key_text(schema, raw) if attr == schema.sk_attr else _string(raw)
                 found = None if text is None else template.match(text)
                 if found is None:
                     raise KeyMismatch(
@@ -444,7 +445,9 @@ class Entity:
             self.scheme.numeric and isinstance(after, (int, Decimal))
         ):
             return self.id_text(after), PAST_ALL_KEYS
-        raise InvalidKeyField(f"after={describe(after)} is not an item, a key or an id of {self.name}")
+        raise InvalidKeyField(
+            f"after={describe(after)} is not an item, a key or an id of {self.name}"
+        )
 
     # --- queries --------------------------------------------------------------------------
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import Any
 from ulidkeys.errors import InvalidKeyPart, InvalidValue, describe, require_count
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.partitions import DAY_MS, HOUR_MS, Period
+from ulidkeys.planning.partitions import DAY_MS, Period
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, scope_of
 
 #: Keys per ListObjectsV2 page: S3's own cap. moto would send more if asked, which would hide

@@ -35,10 +35,15 @@ MAX_CALLS = 10_000
 class Call(Protocol):
     """One call chain of a plan: a first request, then continuation pages."""
 
-    #: The service returns this chain's keys in order (checked as they arrive).
-    ordered: bool
-    #: Ordered, ascending chains end at the first key at or above this (None: read to the end).
-    stop_at: str | None
+    @property
+    def ordered(self) -> bool:
+        """The service returns this chain's keys in order (checked as they arrive)."""
+        ...
+
+    @property
+    def stop_at(self) -> str | None:
+        """Ordered, ascending chains end at the first key at or above this (None: to the end)."""
+        ...
 
     def explain(self) -> str:
         """One line: the request and when the chain ends."""
@@ -63,8 +68,9 @@ class Plan(Generic[CallT]):
 
     ``locate`` reads a key (``None`` when it does not fit); the plan keeps the keys whose
     time is in ``[start_ms, end_ms)`` and, with ``after``, only those past that position in
-    result order (with ``before``, only those below it: the slices of a newest-first walk). ``scope`` names what is listed (layout or entity, fields), so a cursor is
-    refused by any other listing.
+    result order (with ``before``, only those below it: the slices of a newest-first walk).
+    ``scope`` names what is listed (layout or entity, fields), so a cursor is refused by any
+    other listing.
     """
 
     groups: tuple[tuple[CallT, ...], ...]
@@ -168,7 +174,7 @@ class Cursor:
             body = text[len(_PREFIX) :]
             raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
             scope, newest, start, end, id_text, key = json.loads(raw)
-            checks = (
+            checks: tuple[bool, ...] = (
                 isinstance(scope, str),
                 newest in (0, 1),
                 isinstance(start, int),

@@ -86,12 +86,18 @@ def _show(value: Any) -> str:
 
 def _locator(entity: Entity, schema: KeySchema) -> Any:
     """The plan's reading of a returned sort key: the id, its time, the key as text."""
-    match, timestamp, sort_key_text = schema.sk.match, entity.scheme.timestamp_ms, entity.sort_key_text
+    match, timestamp, sort_key_text = (
+        schema.sk.match,
+        entity.scheme.timestamp_ms,
+        entity.sort_key_text,
+    )
     id_field = entity.id_field
 
     def locate(value: Any) -> Located | None:
-        text = value if value.__class__ is str and not schema.numeric_sk else sort_key_text(
-            schema, value
+        text = (
+            value
+            if value.__class__ is str and not schema.numeric_sk
+            else sort_key_text(schema, value)
         )
         if text is None:
             return None

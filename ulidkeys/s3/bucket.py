@@ -59,7 +59,7 @@ class ListingSource:
         self.client, self.bucket = client, bucket
 
     def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
-        response: Mapping[str, Any] = self.client.list_objects_v2(  # type: ignore[assignment]
+        response: Mapping[str, Any] = self.client.list_objects_v2(
             **call.request(self.bucket, token)
         )
         truncated = response.get("IsTruncated")
