@@ -84,14 +84,13 @@ def test_query_explain_prints_the_plan_without_aws(capsys: pytest.CaptureFixture
 def test_query_runs_against_moto(capsys: pytest.CaptureFixture[str]) -> None:
     import boto3
     from moto import mock_aws
-    from test_dynamodb_support import create_table
 
     from ulidkeys.dynamodb import Entity
 
     post = Entity(pk="Org#{org}", sk="Post#{id}")
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        create_table(client, "app")
+        client.create_table(**post.table_definition("app"))  # type: ignore[arg-type]
         inside = [ULID.new(at=1715936400000 + i * 1000) for i in range(3)]
         outside = ULID.min_for(1715936400000 + 3600_000)
         for u in [*inside, outside]:
@@ -102,8 +101,19 @@ def test_query_runs_against_moto(capsys: pytest.CaptureFixture[str]) -> None:
         argv = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}"]
         window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
         assert main([*argv, "--field", "org=acme", *window, "--region", "us-east-1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(line)["SK"] for line in lines] == [f"Post#{u}" for u in inside]
+        out, err = capsys.readouterr()
+        assert [json.loads(line)["SK"] for line in out.splitlines()] == [
+            f"Post#{u}" for u in inside
+        ]
+        # Resume with the cursor printed after the first item of a limited run.
+        first = [*argv, "--field", "org=acme", *window, "--region", "us-east-1"]
+        assert main([*first, "--limit", "1"]) == 0
+        out, err = capsys.readouterr()
+        cursor = err.split("--cursor ")[1].split()[0]
+        resumed = [*argv, "--field", "org=acme", "--cursor", cursor, "--region", "us-east-1"]
+        assert main(resumed) == 0
+        rest = [json.loads(line)["SK"] for line in capsys.readouterr().out.splitlines()]
+        assert [json.loads(out)["SK"], *rest] == [f"Post#{u}" for u in inside]
 
 
 def test_query_field_must_be_name_value(capsys: pytest.CaptureFixture[str]) -> None:
@@ -137,6 +147,13 @@ def test_ls_lists_exactly_the_window_on_moto(capsys: pytest.CaptureFixture[str])
             layout.key_for(u) for u in sorted(inside)
         ]
         assert "20 objects" in err
+        cursor = err.split("--cursor ")[1].split()[0]
+        # A cursor of the window's last object resumes with nothing left; a foreign one fails.
+        assert main([*argv, "--cursor", cursor, "--region", "us-east-1"]) == 0
+        assert capsys.readouterr().out == ""
+        other = ["ls", "s3://cli-bucket/other/", "--cursor", cursor, "--region", "us-east-1"]
+        assert main(other) == 2
+        assert "another listing" in capsys.readouterr().err
         assert main([*argv, "--latest", "2", "--until", "2024-05-17T10:00:00Z"]) == 0
         out = capsys.readouterr().out
         assert [line.split("\t")[0] for line in out.splitlines()] == [

@@ -126,8 +126,9 @@ def shard_of(scheme: IdScheme, text: str, shards: int) -> int:
     be rebuilt from its id.
     """
     bits = scheme.random_bits(text)
-    if bits is None:
-        bits = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    if bits is None:  # hash the canonical text, so every spelling of an id has one shard
+        canonical = scheme.parse(text).encode()
+        bits = int.from_bytes(hashlib.blake2b(canonical, digest_size=8).digest(), "big")
     return bits % shards
 
 
