@@ -1,21 +1,23 @@
-"""Items read per item returned: ``Entity.query_window`` vs a timestamp attribute + filter.
+"""Items read per item returned: ``Table.query_window`` vs a timestamp attribute + filter.
 
-One partition of 50,000 posts spread over 30 days, on moto (in-process). For windows of one
-hour and one day it prints DynamoDB's ``ScannedCount`` per item returned and the number of
-Query calls. Run: ``.venv/bin/python benchmarks/dynamodb_window.py [--items N]``.
+One partition of 50,000 posts spread over 30 days (seeded times), on moto (in-process). For
+windows of one hour and one day it prints DynamoDB's ``ScannedCount`` per item returned
+(``Stats.read``) and the number of Query calls. Run:
+
+    .venv/bin/python benchmarks/dynamodb_window.py [--items N] [--seed S]
 """
 
 from __future__ import annotations
 
 import argparse
-import secrets
+import random
 import time
 from typing import Any
 
 import boto3
 from moto import mock_aws
 
-from ulidkeys.dynamodb import Entity, QueryStats
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ulid import ULID
 
 TABLE = "bench"
@@ -24,15 +26,17 @@ START_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 POST = Entity(pk="Org#{org}", sk="Post#{id}")
 
 
-def load(client: Any, items: int) -> float:
+def load(client: Any, items: int, seed: int) -> tuple[Table, float]:
     client.create_table(**POST.table_definition(TABLE))
+    posts = Table(client, POST, table_name=TABLE)  # a plain client: typed values on the wire
+    rng = random.Random(seed)  # the same times every run; the ids' random bits still vary
     began = time.perf_counter()
-    with POST.batch_writer(client, table_name=TABLE) as writer:
+    with posts.batch_writer() as writer:
         for number in range(items):
-            ms = START_MS + secrets.randbelow(30 * DAY_MS)
+            ms = START_MS + rng.randrange(30 * DAY_MS)
             keys = POST.keys(org="acme", id=ULID.new(ms))
             writer.put({**keys, "ts": ms, "title": f"post {number}"})
-    return time.perf_counter() - began
+    return posts, time.perf_counter() - began
 
 
 def filtered(client: Any, start: int, end: int) -> tuple[list[str], int, int]:
@@ -62,10 +66,11 @@ def filtered(client: Any, start: int, end: int) -> tuple[list[str], int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=50_000)
+    parser.add_argument("--seed", type=int, default=20250101)
     options = parser.parse_args()
     with mock_aws():  # fake credentials and no network
         client = boto3.client("dynamodb", region_name="us-east-1")
-        seconds = load(client, options.items)
+        posts, seconds = load(client, options.items, options.seed)
         print(f"loaded {options.items:,} items over 30 days in {seconds:.1f} s (batch writer)\n")
         print(
             "| window | method | items returned | items read (ScannedCount) | read per item "
@@ -75,18 +80,14 @@ def main() -> None:
         middle = START_MS + 15 * DAY_MS + 3_600_000 * 7 + 123  # not aligned to anything
         for label, width in (("1 hour", 3_600_000), ("1 day", DAY_MS)):
             start, end = middle, middle + width
-            stats = QueryStats()
-            ours = [
-                item["SK"]
-                for item in POST.query_window(
-                    client, start, end, table_name=TABLE, stats=stats, org="acme"
-                )
-            ]
+            found = posts.query_window(start, end, org="acme")
+            ours = [item["SK"] for item in found]
             theirs, scanned, calls = filtered(client, start, end)
             assert ours == theirs, "the two methods disagree"
-            assert stats.scanned == stats.count == stats.returned == len(ours)
+            stats = found.stats
+            assert stats.read == stats.returned == len(ours) and stats.skipped == 0, stats
             rows = (
-                ("`query_window`", len(ours), stats.scanned, stats.calls),
+                ("`query_window`", len(ours), stats.read, stats.calls),
                 ("`ts` attribute + FilterExpression", len(theirs), scanned, calls),
             )
             for method, returned, read, made in rows:

@@ -1,9 +1,10 @@
 """Benchmark: listing a time window of a 100,000-key bucket on moto, three ways.
 
-Compares ``KeyLayout.list_window`` with a naive full listing filtered on the client and with the
-Prefix + Delimiter trick, for windows of 1 minute, 1 hour and 1 day, and checks the targets of
-issue 4. Keys are written straight into moto's in-process backend (``fill_bucket``: ~7 s for
-100,000 empty objects instead of ~5 min of ``put_object`` calls). Run:
+Compares ``Bucket.list_window`` with a naive full listing filtered on the client and with the
+Prefix + Delimiter trick, for windows of 1 minute, 1 hour and 1 day, plus ``Bucket.latest``,
+and checks the targets of issue 4. Keys are written straight into moto's in-process backend
+(:func:`fill_bucket`: ~7 s for 100,000 empty objects instead of ~5 min of ``put_object``
+calls). Run:
 
     .venv/bin/python benchmarks/s3_window.py [--keys 100000] [--days 30]
 """
@@ -15,33 +16,45 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import boto3
 from moto import mock_aws
 
 from ulidkeys import TimeWindow, base32
-from ulidkeys.s3 import KeyLayout
-from ulidkeys.s3.mocking import fill_bucket
-from ulidkeys.s3.plan import ListCall, plan_window
+from ulidkeys.s3 import Bucket, KeyLayout, ListCall, Results, plan_window
 
 DAY = 86_400_000
 BASE = 1_714_521_600_000  # 2024-05-01T00:00:00Z
 WINDOWS = {"1 min": 60_000, "1 h": 3_600_000, "1 day": DAY}
+MOTO_ACCOUNT = "123456789012"
+
+
+def fill_bucket(bucket: str, keys: Iterable[str]) -> int:
+    """Create empty objects straight in moto's in-process backend (inside ``mock_aws`` only)."""
+    from moto.s3.models import s3_backends
+
+    backend = s3_backends[MOTO_ACCOUNT]["global"]
+    count = 0
+    for key in keys:
+        backend.put_object(bucket, key, b"", disable_notification=True)
+        count += 1
+    return count
 
 
 class Counting:
-    """A boto3 client wrapper that counts ListObjectsV2 calls and the entries they carry."""
+    """A boto3 client wrapper that counts ListObjectsV2 calls and the keys (and common prefixes)
+    they carry: what ``Stats.read`` counts."""
 
     def __init__(self, client: Any) -> None:
-        self.client, self.calls, self.transferred = client, 0, 0
+        self.client, self.calls, self.read = client, 0, 0
 
     def list_objects_v2(self, **kwargs: Any) -> Any:
         assert kwargs["MaxKeys"] <= 1000
         page = self.client.list_objects_v2(**kwargs)
         self.calls += 1
-        self.transferred += len(page.get("Contents", [])) + len(page.get("CommonPrefixes", []))
+        self.read += len(page.get("Contents", [])) + len(page.get("CommonPrefixes", []))
         return page
 
 
@@ -81,7 +94,17 @@ def timed(run: Callable[[], list[str]]) -> tuple[list[str], float]:
 
 
 def in_window(layout: KeyLayout, keys: list[str], window: TimeWindow) -> list[str]:
-    return [k for k in keys if layout.fits(k) and layout.parse(k).ulid.timestamp_ms in window]
+    return [k for k in keys if layout.fits(k) and layout.parse(k).ms in window]
+
+
+def agrees(results: Results[Any], counter: Counting, returned: int) -> None:
+    """The library's own stats must match what the counting client saw."""
+    stats = results.stats
+    assert (stats.calls, stats.read, stats.returned) == (
+        counter.calls,
+        counter.read,
+        returned,
+    ), (stats, counter.calls, counter.read, returned)
 
 
 def bench_layout(s3: Any, layout: KeyLayout, n_keys: int, days: int, rng: random.Random) -> None:
@@ -102,19 +125,20 @@ def bench_layout(s3: Any, layout: KeyLayout, n_keys: int, days: int, rng: random
     )
     counter = Counting(s3)
     everything, naive_s = timed(lambda: naive(counter, bucket, layout))
-    naive_calls, naive_moved = counter.calls, counter.transferred
-    print("| window | method | calls | keys transferred | keys returned | missed | wall s |")
+    naive_calls, naive_moved = counter.calls, counter.read
+    print("| window | method | calls | keys read | keys returned | missed | wall s |")
     print("|---|---|---:|---:|---:|---:|---:|")
     start = BASE + days // 2 * DAY + 9 * 3_600_000 + 123
     for label, length in WINDOWS.items():
         window = TimeWindow.from_ms(start, start + length)
         expected = in_window(layout, everything, window)
-        plan = plan_window(layout, window)
+        plan = plan_window(layout, window.start_ms, window.end_ms)
         counter = Counting(s3)
-        listing = layout.list_window(counter, bucket, window.start_ms, window.end_ms)
+        listing = Bucket(counter, bucket, layout).list_window(window.start_ms, window.end_ms)
         got, seconds = timed(lambda listing=listing: [o["Key"] for o in listing])
         assert sorted(got) == sorted(expected), "list_window must be exact"
-        rows = [("list_window", counter.calls, counter.transferred, len(got), seconds)]
+        agrees(listing, counter, len(got))
+        rows = [("list_window", counter.calls, counter.read, len(got), seconds)]
         rows.append(("naive full listing", naive_calls, naive_moved, len(expected), naive_s))
         counter = Counting(s3)
         lossy, seconds = timed(
@@ -123,23 +147,24 @@ def bench_layout(s3: Any, layout: KeyLayout, n_keys: int, days: int, rng: random
             ]
         )
         lossy = in_window(layout, lossy, window)
-        rows.append(("Prefix+Delimiter", counter.calls, counter.transferred, len(lossy), seconds))
+        rows.append(("Prefix+Delimiter", counter.calls, counter.read, len(lossy), seconds))
         for method, calls, moved, returned, secs in rows:
             print(
                 f"| {label} | {method} | {calls:,} | {moved:,} | {returned:,} | "
                 f"{len(expected) - returned:,} | {secs:.2f} |"
             )
         check_targets(layout, label, plan.calls, got, rows[0][1], rows[0][2], naive_calls)
-    newest_first = sorted(everything, key=lambda k: (str(layout.parse(k).ulid), k))[::-1]
+    newest_first = sorted(everything, key=lambda k: (layout.parse(k).id, k))[::-1]
     # just after the newest key (a bucket in use), and "now": years after this synthetic data
-    for label, before in (("end of data", BASE + days * DAY), ("now", None)):
+    for label, until in (("end of data", BASE + days * DAY), ("now", None)):
         counter = Counting(s3)
-        listing = layout.latest(counter, bucket, 20, before=before)
+        listing = Bucket(counter, bucket, layout).latest(20, until=until)
         newest, seconds = timed(lambda listing=listing: [o["Key"] for o in listing])
         assert newest == newest_first[:20]
+        agrees(listing, counter, 20)
         print(
             f"| newest 20 before {label} | latest | {counter.calls:,} | "
-            f"{counter.transferred:,} | 20 | 0 | {seconds:.2f} |"
+            f"{counter.read:,} | 20 | 0 | {seconds:.2f} |"
         )
 
 
@@ -153,7 +178,7 @@ def check_targets(
     naive_calls: int,
 ) -> None:
     per_chain = Counter(layout.parse(k).shard for k in got)
-    limit = sum(math.ceil(per_chain[s] / 1000) + 1 for s in (range(layout.shards) or [None]))
+    limit = sum(math.ceil(per_chain[s] / 1000) + 1 for s in layout.shard_numbers())
     outside = moved - len(got)
     checks = [
         (f"calls {made} <= sum(ceil(n/1000)+1) = {limit}", made <= limit),

@@ -16,7 +16,8 @@ import boto3
 from moto import mock_aws
 
 from ulidkeys import ULID, TimeWindow
-from ulidkeys.dynamodb import Entity, QueryStats
+from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.errors import InvalidCursor
 from ulidkeys.timeinput import to_ms
 
 moto = mock_aws()
@@ -25,19 +26,22 @@ moto.start()
 # %% [markdown]
 # ## Posts and their comments, stored next to each other
 #
-# The table's definition comes from the entity too: string `PK`/`SK` (and any GSIs).
+# An `Entity` is pure: it makes keys, parses items and plans queries. The table's definition
+# comes from it too: string `PK`/`SK` (and any GSIs). A `Table` binds an entity to a boto3
+# `Table` resource (or a client) and queries and writes.
 
 # %%
 post = Entity(pk="Org#{org}", sk="Post#{id}")
 comment = Entity(pk="Org#{org}", sk="Post#{post}#Comment#{id}")
 dynamodb = boto3.resource("dynamodb", region_name="us-east-1")
 table = dynamodb.create_table(**post.table_definition("app"))
+posts_table, comments_table = Table(table, post), Table(table, comment)
 print(post.keys(org="acme"))
 
 start = to_ms("2024-05-13T00:00:00Z")
 rng = random.Random(3)
 post_ids = sorted(ULID.new(at=start + rng.randrange(3 * 86_400_000)) for _ in range(2_000))
-with post.batch_writer(table) as posts, comment.batch_writer(table) as comments:
+with posts_table.batch_writer() as posts, comments_table.batch_writer() as comments:
     for n, u in enumerate(post_ids):
         posts.put({**post.keys(org="acme", id=u), "title": f"post {n}"})
         if n % 10 == 0:  # every tenth post has a comment
@@ -52,25 +56,35 @@ with post.batch_writer(table) as posts, comment.batch_writer(table) as comments:
 
 # %%
 since, until = "2024-05-14T09:00:00Z", "2024-05-14T10:00:00Z"
-print(post.plan(since, until, org="acme"))
-stats = QueryStats()
-posts = list(post.query_window(table, since, until, org="acme", stats=stats))
+print(posts_table.plan(since, until, org="acme").explain())
+found = posts_table.query_window(since, until, org="acme")
+posts = list(found)
 window = TimeWindow(since, until)
 assert [p["SK"] for p in posts] == [f"Post#{u}" for u in post_ids if u.timestamp_ms in window]
-print(f"{len(posts)} posts; ScannedCount {stats.scanned} == Count {stats.count}")
+print(found.stats)  # read = ScannedCount: the posts and their comments; the comments are skipped
+print(f"{len(posts)} posts; {found.stats.read_per_item:.2f} items read per post")
 
 # %% [markdown]
 # ## Newest first, with a limit, and resuming
+#
+# `cursor` is an opaque, JSON-safe string that resumes just past the last item yielded
+# (`after=` an item works too). A cursor is refused with `InvalidCursor` by a query over
+# another window, entity or direction.
 
 # %%
-first = list(post.query_window(table, since, until, org="acme", newest_first=True, limit=3))
-more = list(
-    post.query_window(
-        table, since, until, org="acme", newest_first=True, limit=3, after=first[-1]
-    )
-)
-print([p["title"] for p in first], "then", [p["title"] for p in more])
-assert not {p["SK"] for p in first} & {p["SK"] for p in more}
+first = posts_table.query_window(since, until, org="acme", newest_first=True, limit=3)
+titles = [p["title"] for p in first]
+more = posts_table.query_window(newest_first=True, limit=3, cursor=first.cursor, org="acme")
+more_titles = [p["title"] for p in more]
+print(titles, "then", more_titles)
+newest = [p["title"] for p in posts_table.latest(6, since=since, until=until, org="acme")]
+assert titles + more_titles == newest  # nothing lost or repeated
+
+# %%
+try:
+    posts_table.query_window(since, until, org="acme", cursor=first.cursor)  # oldest first
+except InvalidCursor as error:
+    print("refused:", error)
 
 # %%
 moto.stop()
