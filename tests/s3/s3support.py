@@ -1,10 +1,12 @@
-"""Shared helpers for the S3 tests: strategies, a brute-force answer, a call-recording client."""
+"""Shared helpers for the S3 tests: strategies, a brute-force answer, fake and recording clients,
+and ``fill_bucket`` (writes straight into moto's in-process backend)."""
 
 from __future__ import annotations
 
 import hashlib
 import itertools
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -14,11 +16,12 @@ from ulidkeys.s3 import KeyLayout
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 _bucket_numbers = itertools.count()
+DEFAULT_ACCOUNT = "123456789012"
 
 layouts = st.builds(
     KeyLayout,
     prefix=st.sampled_from(["", "uploads/", "tenant/acme/", "img-", "é/ü"]),
-    shards=st.sampled_from([0, 0, 1, 3, 16]),
+    shards=st.sampled_from([None, None, 1, 3, 16]),
     period=st.sampled_from([None, "day", "hour"]),
     suffix=st.sampled_from(["", "", ".jpg", "/meta.json"]),
 )
@@ -29,21 +32,46 @@ def ulid_at(ms: int, randomness: int) -> str:
 
 
 def order(layout: KeyLayout, key: str) -> tuple[str, str]:
-    return str(layout.parse(key).ulid), key
+    """Where a key stands in a listing: ``(id text, key)``."""
+    return layout.parse(key).id, key
 
 
-def brute_force(layout: KeyLayout, keys: list[str], start: int, end: int) -> list[str]:
-    """The expected answer: keys that fit, with ULID time in [start, end), in (ULID, key) order."""
+def brute_force(layout: KeyLayout, keys: Iterable[str], start: int, end: int) -> list[str]:
+    """The expected answer: keys that fit, with id time in [start, end), in (id, key) order."""
+    timestamp = layout.scheme.timestamp_ms
     chosen = [
-        k for k in set(keys) if layout.fits(k) and start <= layout.parse(k).ulid.timestamp_ms < end
+        k for k in set(keys) if layout.fits(k) and start <= timestamp(layout.parse(k).id) < end
     ]
     return sorted(chosen, key=lambda k: order(layout, k))
+
+
+def keys_of(listing: Iterable[dict[str, Any]]) -> list[str]:
+    return [obj["Key"] for obj in listing]
 
 
 def new_bucket(client: Any) -> str:
     name = f"bucket-{next(_bucket_numbers)}"
     client.create_bucket(Bucket=name)
     return name
+
+
+def fill_bucket(
+    bucket: str, keys: Iterable[str], body: bytes = b"", account_id: str = DEFAULT_ACCOUNT
+) -> int:
+    """Create ``keys`` in a moto bucket that already exists, straight in moto's backend.
+
+    ``put_object`` through boto3 costs ~1 ms a key on moto (signing, XML, HTTP emulation);
+    this skips all of that. Must run inside ``mock_aws`` or against a ThreadedMotoServer in
+    this process. Returns the number of keys written.
+    """
+    from moto.s3.models import s3_backends
+
+    backend = s3_backends[account_id]["global"]
+    count = 0
+    for key in keys:
+        backend.put_object(bucket, key, body, disable_notification=True)
+        count += 1
+    return count
 
 
 class Recorder:
@@ -67,33 +95,54 @@ class Recorder:
 class FakeS3:
     """ListObjectsV2 of a general-purpose bucket in memory, with AWS's rules.
 
-    Keys in UTF-8 byte order, ``StartAfter`` exclusive, at most ``MaxKeys`` (<= 1,000) keys a
-    page, and ``page`` (smaller) to put page boundaries everywhere in small key sets.
+    Keys in UTF-8 byte order, ``StartAfter`` exclusive, at most ``MaxKeys`` (<= 1,000) keys and
+    common prefixes a page (``Delimiter`` rolls keys up into CommonPrefixes, in order), and
+    ``page`` (smaller) to put page boundaries everywhere in small key sets.
     """
 
     def __init__(self, keys: list[str], page: int = 1000) -> None:
         self.keys = sorted(set(keys), key=lambda k: k.encode())
         self.page = page
         self.requests: list[dict[str, Any]] = []
+        self.responses: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
     def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
         with self._lock:
             self.requests.append(kwargs)
-        assert set(kwargs) <= {"Bucket", "MaxKeys", "Prefix", "StartAfter", "ContinuationToken"}
+        allowed = {"Bucket", "MaxKeys", "Prefix", "StartAfter", "ContinuationToken", "Delimiter"}
+        assert set(kwargs) <= allowed
         assert 1 <= kwargs["MaxKeys"] <= 1000
         prefix = kwargs.get("Prefix", "")
-        after = kwargs.get("ContinuationToken", kwargs.get("StartAfter", ""))
-        chosen = [k for k in self.keys if k.encode() > after.encode() and k.startswith(prefix)]
+        delimiter = kwargs.get("Delimiter")
+        token = kwargs.get("ContinuationToken")
+        after = token[2:] if token is not None else kwargs.get("StartAfter", "")
+        skip_under = after if token is not None and token.startswith("P:") else None
+        entries: list[tuple[str, str]] = []  # ("Key" or "Prefix", text), in key order
+        for k in self.keys:
+            if k.encode() <= after.encode() or not k.startswith(prefix):
+                continue
+            if skip_under is not None and k.startswith(skip_under):
+                continue  # under the common prefix the last page ended with
+            cut = k.find(delimiter, len(prefix)) if delimiter else -1
+            if cut < 0:
+                entries.append(("Key", k))
+            elif not entries or entries[-1] != ("Prefix", k[: cut + len(delimiter)]):
+                entries.append(("Prefix", k[: cut + len(delimiter)]))
         size = min(self.page, kwargs["MaxKeys"])
-        page = chosen[:size]
+        page = entries[:size]
         result: dict[str, Any] = {
-            "Contents": [{"Key": k, "Size": 0} for k in page],
-            "IsTruncated": len(chosen) > size,
+            "Contents": [{"Key": k, "Size": 0} for kind, k in page if kind == "Key"],
+            "IsTruncated": len(entries) > size,
             "KeyCount": len(page),
         }
-        if len(chosen) > size:
-            result["NextContinuationToken"] = page[-1]
+        if delimiter:
+            result["CommonPrefixes"] = [{"Prefix": p} for kind, p in page if kind == "Prefix"]
+        if len(entries) > size:
+            kind, text = page[-1]
+            result["NextContinuationToken"] = kind[0] + ":" + text
+        with self._lock:
+            self.responses.append(result)
         return result
 
 

@@ -3,6 +3,7 @@ not model: a botocore Stubber pins the exact requests, a fake bucket serves unor
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import boto3
@@ -10,10 +11,12 @@ import pytest
 from botocore.stub import ANY, Stubber
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from s3support import T0, FakeDirectoryBucket, brute_force, layouts, ulid_at
+from s3support import T0, FakeDirectoryBucket, brute_force, keys_of, layouts, ulid_at
 
-from ulidkeys.errors import InvalidValue, UnorderedListing, UploadConflict
-from ulidkeys.s3 import KeyLayout
+from ulidkeys.errors import InvalidValue, UnexpectedResponse, UnorderedListing, UploadConflict
+from ulidkeys.planning.partitions import DAY_MS as DAY
+from ulidkeys.planning.partitions import Period
+from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 
 BUCKET = "uploads--use1-az4--x-s3"
 HOUR = 3_600_000
@@ -54,22 +57,24 @@ def test_directory_listing_requests_slash_prefixes_without_start_after(client: A
     outside = [key(start - 1, 0), key(T0, 2), key(end, 1)]
     junk = ["up/00/dt=2024-05-17/hr=09/notes.txt"]
     stub = Stubber(client)
-    expected_calls = [  # plan order (shard, then folder); a chain's next page comes last
+    # Plan order: one group per folder time, read one after the other, its shards together
+    # (each chain's first page at once; a chain's next page when its reader gets there).
+    expected_calls = [
         ("up/00/dt=2024-05-17/hr=09/", [inside[1], outside[0], inside[0], junk[0]], "t1"),
-        ("up/00/dt=2024-05-17/hr=10/", [inside[2], inside[3]], None),
         ("up/01/dt=2024-05-17/hr=09/", [inside[4]], None),
-        ("up/01/dt=2024-05-17/hr=10/", [outside[2], inside[6], inside[5]], None),
         ("up/00/dt=2024-05-17/hr=09/", [outside[1]], None),  # page 2 of the first chain
+        ("up/00/dt=2024-05-17/hr=10/", [inside[2], inside[3]], None),
+        ("up/01/dt=2024-05-17/hr=10/", [outside[2], inside[6], inside[5]], None),
     ]
     for n, (prefix, keys, token) in enumerate(expected_calls):
         params = {"Bucket": BUCKET, "Prefix": prefix, "MaxKeys": 1000}
-        if n == 4:
+        if n == 2:
             params["ContinuationToken"] = "t1"
         stub.add_response("list_objects_v2", page(keys, token), params)
     with stub:
         # one worker makes the order of the stubbed calls deterministic
-        listing = layout.list_window(client, BUCKET, start, end, max_workers=1)
-        got = [obj["Key"] for obj in listing]
+        listing = Bucket(client, BUCKET, layout).list_window(start, end, max_workers=1)
+        got = keys_of(listing)
         stub.assert_no_pending_responses()
     assert got == brute_force(layout, inside + outside + junk, start, end)
     assert got == sorted(inside, key=lambda k: (str(layout.parse(k).ulid), k))
@@ -86,8 +91,9 @@ def test_an_unordered_listing_under_a_general_bucket_name_raises() -> None:
         "Contents": [{"Key": k} for k in reversed(keys)],
         "IsTruncated": False,
     }
-    with pytest.raises(UnorderedListing, match="out of order"):
-        list(layout.list_window(fake, "general-bucket", T0, T0 + 50))
+    with pytest.raises(UnorderedListing, match=r"returned .* after .* one ascending chain") as e:
+        list(Bucket(fake, "general-bucket", layout).list_window(T0, T0 + 50))
+    assert "directory buckets" in str(e.value) and isinstance(e.value, UnexpectedResponse)
 
 
 @settings(max_examples=60)
@@ -113,13 +119,19 @@ def test_directory_listing_and_resume_are_exact(
     keys += [layout.key_for(ulid_at(start, 0)), layout.key_for(ulid_at(start + length, 0))]
     keys += [layout.prefix + "zz/top", layout.prefix + "odd"]
     fake = FakeDirectoryBucket(keys, seed, page_size)
+    bucket = Bucket(fake, BUCKET, layout)
     end = start + length
-    full = [o["Key"] for o in layout.list_window(fake, BUCKET, start, end)]
+    full = keys_of(bucket.list_window(start, end))
     assert full == brute_force(layout, keys, start, end)
     if full:
         i = int(cut * (len(full) - 1))
-        rest = [o["Key"] for o in layout.list_window(fake, BUCKET, start, end, after=full[i])]
+        rest = keys_of(bucket.list_window(start, end, after=full[i]))
         assert rest == full[i + 1 :]
+        listing = bucket.list_window(start, end)
+        with listing:
+            assert keys_of(itertools.islice(listing, i + 1)) == full[: i + 1]
+        assert listing.cursor is not None
+        assert keys_of(bucket.list_window(cursor=listing.cursor)) == rest
 
 
 def test_directory_latest_and_periods() -> None:
@@ -127,10 +139,19 @@ def test_directory_latest_and_periods() -> None:
     times = [T0 - 50 * HOUR + 475_111 * i for i in range(400)]  # ~8 min apart
     keys = [layout.key_for(ulid_at(t, i)) for i, t in enumerate(times)]
     fake = FakeDirectoryBucket(keys, seed=5, page=50)
+    bucket = Bucket(fake, BUCKET, layout)
     before = T0 - 30 * HOUR
-    got = [o["Key"] for o in layout.latest(fake, BUCKET, 25, before=before)]
-    assert got == brute_force(layout, keys, 0, before)[::-1][:25]
-    found = layout.periods(fake, BUCKET, T0 - 49 * HOUR, T0 - 47 * HOUR)
+    latest = bucket.latest(25, until=before)
+    got = keys_of(latest)
+    newest = brute_force(layout, keys, 0, before)[::-1]
+    assert got == newest[:25]
+    # latest(n, cursor=...) goes on with the next older ones, across day folders
+    older = keys_of(bucket.latest(100, cursor=latest.cursor))
+    assert older == newest[25:125] and len(older) == 100
+    first = bucket.latest(130, until=before)
+    assert keys_of(first) == newest[:130]
+    assert keys_of(bucket.latest(100, cursor=first.cursor)) == newest[130:] != []
+    found = bucket.periods(T0 - 49 * HOUR, T0 - 47 * HOUR)
     hours = sorted({t - t % HOUR for t in times if T0 - 49 * HOUR <= t - t % HOUR < T0 - 47 * HOUR})
     assert [p.start_ms for p in found] == hours and len(hours) == 2
 
@@ -145,7 +166,7 @@ def test_put_new_retries_on_409_and_412_under_a_new_key(client: Any) -> None:
     stub.add_client_error("put_object", "PreconditionFailed", "", 412, expected_params=params)
     stub.add_response("put_object", {"ETag": '"e"'}, params)
     with stub:
-        key = layout.put_new(client, "b", b"data")
+        key = Bucket(client, "b", layout).put_new(b"data")
         stub.assert_no_pending_responses()
     assert layout.fits(key)
 
@@ -156,11 +177,12 @@ def test_put_new_gives_up_and_other_errors_propagate(client: Any) -> None:
     for _ in range(2):
         stub.add_client_error("put_object", "ConditionalRequestConflict", "", 409)
     stub.add_client_error("put_object", "AccessDenied", "", 403)
+    bucket = Bucket(client, "b", layout)
     with stub:
         with pytest.raises(UploadConflict, match="all 2 fresh keys"):
-            layout.put_new(client, "b", b"x", attempts=2)
+            bucket.put_new(b"x", attempts=2)
         with pytest.raises(Exception, match="AccessDenied"):
-            layout.put_new(client, "b", b"x")
+            bucket.put_new(b"x")
         stub.assert_no_pending_responses()  # AccessDenied was not retried
 
 
@@ -168,23 +190,63 @@ def test_hour_layouts_read_whole_days_as_one_day_folder() -> None:
     layout = KeyLayout("up/", shards=2, period="hour")
     midnight = T0 - 9 * HOUR  # 2024-05-17T00:00:00Z
     start, end = midnight + 22 * HOUR, midnight + 24 * HOUR * 2 + 2 * HOUR  # 22:00 .. +2d 02:00
-    plan = layout.plan_window(start, end, directory_bucket=True)
-    prefixes = [call.prefix for call in plan.calls]
-    per_shard = [
+    plan = plan_window(layout, start, end, directory_bucket=True)
+    prefixes = [[call.prefix for call in group] for group in plan.groups]
+    folders = [
         "dt=2024-05-17/hr=22/",
         "dt=2024-05-17/hr=23/",
         "dt=2024-05-18/",  # covered completely: one chain instead of 24
         "dt=2024-05-19/hr=00/",
         "dt=2024-05-19/hr=01/",
     ]
-    assert prefixes == [f"up/{shard:02d}/{folder}" for shard in (0, 1) for folder in per_shard]
+    # one group per folder, one chain per shard in it
+    assert prefixes == [[f"up/{shard:02d}/{folder}" for shard in (0, 1)] for folder in folders]
     assert all(not call.ordered and call.start_after is None for call in plan.calls)
+    assert Bucket(FakeDirectoryBucket([]), BUCKET, layout).plan_window(start, end) == plan
+
+
+@pytest.mark.parametrize(("limit", "workers"), [(95, 8), (1, 8), (None, 3), (None, 6)])
+def test_directory_listings_hold_one_day_folder_at_a_time(limit: int | None, workers: int) -> None:
+    """A directory bucket lists each folder in no order, so a folder is read whole before any
+    of it is returned: the plan has one group per day (its shards side by side), and the
+    executor does not read a later day before the earlier one is consumed. Without a limit,
+    later days start early, but only their first page and only while chains are idle."""
+    layout = KeyLayout("d/", shards=3, period="day")
+    day = Period("day")
+    midnight = T0 - 9 * HOUR  # 2024-05-17T00:00:00Z
+    start, end = midnight + 5 * HOUR, midnight + 4 * DAY + 7 * HOUR  # five days, two partial
+    plan = plan_window(layout, start, end, directory_bucket=True, limit=limit)
+    folders = [day.folder(midnight + n * DAY) for n in range(5)]
+    assert [[call.prefix for call in group] for group in plan.groups] == [
+        [f"d/{shard:02d}/{folder}" for shard in range(3)] for folder in folders
+    ]
+    assert plan.limit == limit
+    keys = [layout.key_for(ulid_at(midnight + n * 1_531_017, n)) for n in range(300)]  # 5 days
+    fake = FakeDirectoryBucket(keys, seed=3, page=7)
+    expected = brute_force(layout, keys, start, end)[:limit]
+    listing = Bucket(fake, BUCKET, layout).run(plan, max_workers=workers)
+    got = []
+    for obj in listing:
+        got.append(obj["Key"])
+        current = layout.parse(obj["Key"]).ms // DAY
+        with fake._lock:
+            requested = [day.parse_folder(r["Prefix"][len("d/00/") :]) for r in fake.requests]
+        later = [ms // DAY for ms in requested if ms is not None and ms // DAY > current]
+        if workers <= 3 or limit is not None:
+            assert later == [], "a later day was read before this one was consumed"
+        else:  # 6 workers, 3 shards: the next day's first pages may be in flight, no more
+            assert len(later) <= 3 and set(later) <= {current + 1}
+    assert got == expected and len(got) == (limit or len(got))
+    last_day = layout.parse(got[-1]).ms // DAY
+    assert all(day.parse_folder(r["Prefix"][5:]) // DAY <= last_day for r in fake.requests)
 
 
 def test_directory_plans_with_too_many_folders_are_refused() -> None:
     layout = KeyLayout("up/", shards=16, period="day")
     with pytest.raises(InvalidValue, match="more than 10,000"):
-        layout.plan_window(0, T0, directory_bucket=True)
+        plan_window(layout, 0, T0, directory_bucket=True)
+    with pytest.raises(InvalidValue, match="more than 10,000"):
+        Bucket(FakeDirectoryBucket([]), BUCKET, layout).list_window(0, T0)
 
 
 class _Stream:
@@ -217,10 +279,13 @@ def test_put_new_rewinds_a_file_body_between_attempts() -> None:
                 raise ClientError({"Error": error, "ResponseMetadata": meta}, "PutObject")
             return {"ETag": '"e"'}
 
+        def list_objects_v2(self, **_: Any) -> dict[str, Any]:
+            raise AssertionError("put_new does not list")
+
     body = io.BytesIO(b"xxdata")
     body.seek(2)  # the upload starts where the caller's file position is
     client = FirstKeyTaken()
-    KeyLayout("in/").put_new(client, "b", body)
+    Bucket(client, "b", KeyLayout("in/")).put_new(body)
     assert client.bodies == [b"data", b"data"]
 
 
@@ -229,5 +294,5 @@ def test_put_new_does_not_resend_a_body_it_cannot_rewind(client: Any) -> None:
     stub = Stubber(client)
     stub.add_client_error("put_object", "PreconditionFailed", "", 412)
     with stub, pytest.raises(UploadConflict, match="cannot be rewound"):
-        layout.put_new(client, "b", _Stream(b"data"))
+        Bucket(client, "b", layout).put_new(_Stream(b"data"))
     stub.assert_no_pending_responses()

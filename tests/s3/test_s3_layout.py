@@ -10,11 +10,17 @@ from hypothesis import strategies as st
 from s3support import T0, layouts, ulid_at
 
 from ulidkeys import ULID, base32
-from ulidkeys.errors import InvalidKeyPart, InvalidLayout, InvalidValue, KeyMismatch
-from ulidkeys.s3 import KeyLayout
-from ulidkeys.s3.layout import PERIOD_LIMIT_MS, format_folder, parse_folder
+from ulidkeys.errors import (
+    InvalidKeyPart,
+    InvalidLayout,
+    InvalidType,
+    InvalidValue,
+    KeyMismatch,
+)
+from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.s3 import KeyLayout, KeyParts
 
-times = st.integers(0, PERIOD_LIMIT_MS - 1)
+times = st.integers(0, PARTITION_LIMIT_MS - 1)
 randomness = st.integers(0, (1 << 80) - 1)
 exts = st.one_of(st.none(), st.sampled_from(["jpg", ".png", ".tar.gz", "x+y_z-1"]))
 
@@ -24,7 +30,9 @@ def test_key_for_parses_back(layout: KeyLayout, ms: int, rand: int, ext: str | N
     ulid = ulid_at(ms, rand)
     key = layout.key_for(ulid, ext)
     parts = layout.parse(key)
-    assert str(parts.ulid) == ulid
+    assert isinstance(parts, KeyParts) and parts.key == key
+    assert str(parts.ulid) == ulid == parts.id
+    assert parts.ms == ms
     assert parts.suffix == (layout.suffix if ext is None else "." + ext.lstrip("."))
     assert key.startswith(layout.prefix)
     if layout.shards:
@@ -38,7 +46,7 @@ def test_key_for_parses_back(layout: KeyLayout, ms: int, rand: int, ext: str | N
     else:
         expected = f"dt={day:%Y-%m-%d}/" + (f"hr={day:%H}/" if layout.period == "hour" else "")
         assert parts.period == expected
-        assert parse_folder(layout.period, expected) == ms - ms % (
+        assert Period(layout.period).parse_folder(expected) == ms - ms % (
             86_400_000 if layout.period == "day" else 3_600_000
         )
     assert layout.fits(key)
@@ -82,6 +90,7 @@ def test_shard_folder_width_and_new_key() -> None:
         ({"suffix": "/"}, InvalidLayout, "ends with '/'"),
         ({"suffix": "\x7f"}, InvalidLayout, "control character"),
         ({"shards": -1}, InvalidLayout, "out of range"),
+        ({"shards": 0}, InvalidLayout, "out of range.*shards=None means no shard folder"),
         ({"shards": 1001}, InvalidLayout, "out of range"),
         ({"period": "week"}, InvalidLayout, "'day' or 'hour'"),
     ],
@@ -95,6 +104,11 @@ def test_bad_layouts_raise(kwargs: dict[str, object], error: type[Exception], wo
 def test_bad_types_raise_type_errors() -> None:
     with pytest.raises(TypeError, match="shards"):
         KeyLayout(shards=True)
+    with pytest.raises(InvalidType, match="shards='3'"):
+        KeyLayout(shards="3")  # type: ignore[arg-type]
+    with pytest.raises(InvalidType, match="not an id scheme"):
+        KeyLayout(scheme="ulid")  # type: ignore[arg-type]
+    assert KeyLayout().shards is None and KeyLayout(shards=1).key_for(ulid_at(T0, 5))[:3] == "00/"
     with pytest.raises(TypeError, match="prefix"):
         KeyLayout(prefix=b"x/")  # type: ignore[arg-type]
 
@@ -109,10 +123,10 @@ def test_key_for_rejects_bad_ulids_and_far_future_periods() -> None:
     with pytest.raises(InvalidValue, match="ULID"):
         KeyLayout("u/").key_for("not-a-ulid")
     with pytest.raises(InvalidKeyPart, match="9999-12-31"):
-        KeyLayout(period="day").key_for(ulid_at(PERIOD_LIMIT_MS, 0))
+        KeyLayout(period="day").key_for(ulid_at(PARTITION_LIMIT_MS, 0))
     assert (
         KeyLayout(period="day")
-        .key_for(ulid_at(PERIOD_LIMIT_MS - 1, 0))
+        .key_for(ulid_at(PARTITION_LIMIT_MS - 1, 0))
         .startswith("dt=9999-12-31/")
     )
     # lowercase input is stored canonical (uppercase), so it sorts with the others
@@ -143,9 +157,10 @@ def test_parse_explains_keys_that_do_not_fit() -> None:
 
 def test_folders_round_trip_and_reject_lookalikes() -> None:
     ms = T0 + 3_600_000 * 5
-    assert format_folder("hour", ms) == "dt=2024-05-17/hr=14/"
-    assert parse_folder("hour", "dt=2024-05-17/hr=14/") == ms - ms % 3_600_000
+    day, hour = Period("day"), Period("hour")
+    assert hour.folder(ms) == "dt=2024-05-17/hr=14/"
+    assert hour.parse_folder("dt=2024-05-17/hr=14/") == ms - ms % 3_600_000
     for bad in ["dt=2024-05-17/hr=24/", "dt=2024-02-30/", "dt=2024-5-17/x/", "xx=2024-05-17/"]:
-        assert parse_folder("day", bad) is None
-        assert parse_folder("hour", bad) is None
+        assert day.parse_folder(bad) is None
+        assert hour.parse_folder(bad) is None
     assert base32.encode_time(T0) == ulid_at(T0, 0)[:10]

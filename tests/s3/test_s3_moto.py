@@ -1,11 +1,13 @@
-"""S3 listings and writes against moto in-process: exact windows, resume, latest, periods, put_new.
+"""S3 listings and writes against moto in-process: exact windows, resume (after= and cursors),
+latest, periods, put_new, and every id scheme of ``ulidkeys.ids`` as keys.
 
-Keys are created straight in moto's backend (``ulidkeys.s3.mocking.fill_bucket``); every
-ListObjectsV2 request goes through a Recorder that fails the test if MaxKeys exceeds 1,000.
+Keys are created straight in moto's backend (``s3support.fill_bucket``); every ListObjectsV2
+request goes through a Recorder that fails the test if MaxKeys exceeds 1,000.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 from collections.abc import Iterator
@@ -16,13 +18,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
-from s3support import T0, Recorder, brute_force, layouts, new_bucket, ulid_at
+from s3support import (
+    T0,
+    FakeDirectoryBucket,
+    FakeS3,
+    Recorder,
+    brute_force,
+    fill_bucket,
+    keys_of,
+    layouts,
+    new_bucket,
+    ulid_at,
+)
 
-import ulidkeys.s3.layout
 from ulidkeys import TimeWindow
 from ulidkeys.errors import InvalidValue, UploadConflict
-from ulidkeys.s3 import KeyLayout
-from ulidkeys.s3.mocking import fill_bucket
+from ulidkeys.ids import SCHEMES, ULID_SCHEME, IdScheme
+from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+from ulidkeys.timeinput import MAX_MS
 
 HOUR = 3_600_000
 DAY = 86_400_000
@@ -48,10 +61,6 @@ def random_keys(layout: KeyLayout, rng: random.Random, n: int, lo: int, hi: int)
     ]
 
 
-def keys_of(listing: Any) -> list[str]:
-    return [obj["Key"] for obj in listing]
-
-
 @settings(max_examples=15)
 @given(
     layout=layouts,
@@ -74,7 +83,7 @@ def test_list_window_matches_brute_force(
     bucket = new_bucket(s3)
     fill_bucket(bucket, keys)
     s3.requests.clear()
-    listing = layout.list_window(s3, bucket, start, end)
+    listing = Bucket(s3, bucket, layout).list_window(start, end)
     got = keys_of(listing)
     assert got == brute_force(layout, keys, start, end)
     assert listing.stats.calls == len(s3.requests)
@@ -87,7 +96,7 @@ def test_more_than_1000_keys_in_a_window_paginate_with_bounds_inside_pages(s3: R
     bucket = new_bucket(s3)
     fill_bucket(bucket, keys)
     s3.requests.clear()
-    listing = layout.list_window(s3, bucket, T0 + 10 * 333 - 5, T0 + 10 * 2444 + 1)
+    listing = Bucket(s3, bucket, layout).list_window(T0 + 10 * 333 - 5, T0 + 10 * 2444 + 1)
     assert keys_of(listing) == keys[333:2445]
     assert listing.stats.calls == 3 == len(s3.requests)  # ceil(2112 / 1000)
     assert [r["MaxKeys"] for r in s3.requests] == [1000] * 3
@@ -101,12 +110,19 @@ def test_resume_from_every_cursor_position(s3: Recorder) -> None:
     keys = random_keys(layout, rng, 70, start - 5_000, end + 5_000)
     bucket = new_bucket(s3)
     fill_bucket(bucket, keys)
-    full = keys_of(layout.list_window(s3, bucket, start, end))
+    listed = Bucket(s3, bucket, layout)
+    full = keys_of(listed.list_window(start, end))
     assert full == brute_force(layout, keys, start, end) and len(full) > 30
-    for i, cursor in enumerate(full):
-        resumed = keys_of(layout.list_window(s3, bucket, start, end, after=cursor))
+    listing = listed.list_window(start, end)
+    for i, after in enumerate(full):
+        assert next(listing)["Key"] == after
+        cursor = listing.cursor
+        assert cursor is not None
         # a Lambda that read full[: i + 1] and resumed: union is the answer, nothing repeats
+        resumed = keys_of(listed.list_window(start, end, after=after))
         assert full[: i + 1] + resumed == full
+        if i % 4 == 0 or i == len(full) - 1:  # the cursor resumes there too (more: test_s3_plan)
+            assert keys_of(listed.list_window(cursor=cursor)) == resumed
 
 
 def test_keys_that_do_not_fit_are_skipped_and_counted(s3: Recorder) -> None:
@@ -120,7 +136,7 @@ def test_keys_that_do_not_fit_are_skipped_and_counted(s3: Recorder) -> None:
     elsewhere = ["u/00/README", "u/01/x", "v/" + good[0]]
     bucket = new_bucket(s3)
     fill_bucket(bucket, good + wrong_shard + lower_tail + bad_suffix + elsewhere)
-    listing = layout.list_window(s3, bucket, T0, T0 + 10)
+    listing = Bucket(s3, bucket, layout).list_window(T0, T0 + 10)
     assert keys_of(listing) == good
     assert listing.stats.skipped == 3 + 2 + 2
     assert listing.stats.returned == 10
@@ -146,7 +162,7 @@ def test_prefix_plus_delimiter_loses_keys_but_list_window_does_not(s3: Recorder)
     lost = sorted(set(expected) - set(naive))
     assert lost, "with 400 random keys some in-window key contains the delimiter"
     assert all(delimiter in key[len(prefix) :] for key in lost)
-    assert keys_of(layout.list_window(s3, bucket, T0, T0 + HOUR)) == expected
+    assert keys_of(Bucket(s3, bucket, layout).list_window(T0, T0 + HOUR)) == expected
 
 
 @settings(max_examples=12)
@@ -166,7 +182,7 @@ def test_latest_matches_brute_force(
     fill_bucket(bucket, keys)
     before = T0 - spread // 3
     expected = brute_force(layout, keys, 0, before)[::-1][:want]
-    listing = layout.latest(s3, bucket, want, before=before)
+    listing = Bucket(s3, bucket, layout).latest(want, until=before)
     assert keys_of(listing) == expected
 
 
@@ -178,13 +194,14 @@ def test_latest_jumps_over_empty_days_with_period_folders(s3: Recorder) -> None:
     bucket = new_bucket(s3)
     fill_bucket(bucket, keys)
     s3.requests.clear()
-    listing = layout.latest(s3, bucket, 10, before=T0 + 730 * DAY)
+    listed = Bucket(s3, bucket, layout)
+    listing = listed.latest(10, until=T0 + 730 * DAY)
     assert keys_of(listing) == keys[::-1][:10]
     # 2 day listings, then slices of 1 min .. 17 h back from the end of the newest day (data
     # ends 10 h before it): 6 slices x 2 shards. Searching back from two years later without
     # the day folders would take 11+ slices.
     assert listing.stats.calls == len(s3.requests) <= 2 + 2 * 6
-    assert keys_of(layout.latest(s3, bucket, 10, before=T0)) == []
+    assert keys_of(listed.latest(10, until=T0)) == []
 
 
 def test_periods_lists_folders_with_data(s3: Recorder) -> None:
@@ -196,23 +213,23 @@ def test_periods_lists_folders_with_data(s3: Recorder) -> None:
         bucket = new_bucket(s3)
         fill_bucket(bucket, keys)
         since, until = T0 + step // 2, T0 + 30 * step
-        found = layout.periods(s3, bucket, since, until)
+        found = Bucket(s3, bucket, layout).periods(since, until)
         starts = [p.start_ms for p in found]
         # folders overlapping [since, until) that hold a key (the key itself may lie outside)
         floors = {t - t % step for t in times}
         assert starts == sorted(f for f in floors if f + step > since and f < until)
         assert len(starts) == (3 if period == "day" else 2)  # T0 is hour-aligned
         # a window inside one folder: the folder itself, not the level below it
-        inner = layout.periods(s3, bucket, times[0], times[0] + 1)
+        inner = Bucket(s3, bucket, layout).periods(times[0], times[0] + 1)
         assert [p.start_ms for p in inner] == [times[0] - times[0] % step]
         assert [p.folder for p in found] == [layout.period_folder(ms) for ms in starts]
     with pytest.raises(InvalidValue, match="no period folders"):
-        KeyLayout("p/").periods(s3, bucket, T0, T0 + 1)
+        Bucket(s3, bucket, KeyLayout("p/")).periods(T0, T0 + 1)
 
 
 def fixed_then_fresh(monkeypatch: pytest.MonkeyPatch, first: str) -> None:
     """Make the first id of every thread ``first`` (a forced collision), later ones fresh."""
-    real = ulidkeys.s3.layout.new
+    real = ULID_SCHEME.new
     local = threading.local()
 
     def fake() -> str:
@@ -221,7 +238,7 @@ def fixed_then_fresh(monkeypatch: pytest.MonkeyPatch, first: str) -> None:
         local.used = True
         return first
 
-    monkeypatch.setattr(ulidkeys.s3.layout, "new", fake)
+    monkeypatch.setattr(ULID_SCHEME, "new", fake)
 
 
 def test_put_new_never_overwrites(s3: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,15 +247,16 @@ def test_put_new_never_overwrites(s3: Recorder, monkeypatch: pytest.MonkeyPatch)
     taken = ulid_at(T0, 1)
     s3.put_object(Bucket=bucket, Key=layout.key_for(taken), Body=b"first")
     fixed_then_fresh(monkeypatch, taken)
-    key = layout.put_new(s3, bucket, b"second", ContentType="text/plain")
+    listed = Bucket(s3, bucket, layout)
+    key = listed.put_new(b"second", ContentType="text/plain")
     assert key != layout.key_for(taken) and layout.fits(key)
     assert s3.get_object(Bucket=bucket, Key=layout.key_for(taken))["Body"].read() == b"first"
     assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == b"second"
-    monkeypatch.setattr(ulidkeys.s3.layout, "new", lambda: taken)
+    monkeypatch.setattr(ULID_SCHEME, "new", lambda: taken)
     with pytest.raises(UploadConflict, match="3 fresh keys"):
-        layout.put_new(s3, bucket, b"third", attempts=3)
+        listed.put_new(b"third", attempts=3)
     with pytest.raises(InvalidValue, match="IfNoneMatch"):
-        layout.put_new(s3, bucket, b"x", IfNoneMatch="*")
+        listed.put_new(b"x", IfNoneMatch="*")
 
 
 def test_racing_writers_one_wins_nothing_lost(
@@ -266,7 +284,7 @@ def test_racing_writers_one_wins_nothing_lost(
 
     def writer(n: int) -> None:
         barrier.wait()
-        written[n] = layout.put_new(s3, bucket, f"body-{n}".encode())
+        written[n] = Bucket(s3, bucket, layout).put_new(f"body-{n}".encode())
 
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
     for thread in threads:
@@ -279,3 +297,147 @@ def test_racing_writers_one_wins_nothing_lost(
         assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == f"body-{n}".encode()
     listed = s3.list_objects_v2(Bucket=bucket, MaxKeys=1000)["Contents"]
     assert sorted(o["Key"] for o in listed) == sorted(written.values())
+
+
+# --- cursors ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=6)
+@given(
+    layout=st.builds(
+        KeyLayout,
+        prefix=st.sampled_from(["", "c/"]),
+        shards=st.sampled_from([2, 5, 16]),
+        period=st.sampled_from(["day", "hour"]),
+        suffix=st.sampled_from(["", ".json"]),
+    ),
+    seed=st.integers(0, 2**32),
+    n=st.integers(0, 1200),
+    start=st.integers(-HOUR, 2 * DAY),
+    length=st.sampled_from([1000, HOUR, DAY, 3 * DAY]),
+    stops=st.lists(st.integers(0, 400), max_size=3),
+    want=st.integers(1, 200),
+)
+def test_cursors_resume_listings_and_latest_exactly(
+    s3: Recorder,
+    layout: KeyLayout,
+    seed: int,
+    n: int,
+    start: int,
+    length: int,
+    stops: list[int],
+    want: int,
+) -> None:
+    """Stop a listing after k items (0 and all included), resume from ``.cursor``, repeat: the
+    pieces are the answer. ``latest(n)`` then ``latest(n, cursor=...)``: the next older ones."""
+    rng = random.Random(seed)
+    start += T0
+    end = start + length
+    keys = random_keys(layout, rng, n, T0 - HOUR, T0 + 3 * DAY)
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    listed = Bucket(s3, bucket, layout)
+    expected = brute_force(layout, keys, start, end)
+    got: list[str] = []
+    cursor: str | None = None
+    for k in [*stops, None]:
+        listing = (
+            listed.list_window(start, end) if cursor is None else listed.list_window(cursor=cursor)
+        )
+        with listing:
+            got += keys_of(itertools.islice(listing, k))
+        cursor = listing.cursor or cursor
+    assert got == expected
+    newest: list[str] = []
+    listing = listed.latest(want, since=start, until=end)
+    for _ in range(3):
+        taken = keys_of(listing)
+        newest += taken
+        if len(taken) < want:
+            break
+        listing = listed.latest(want, cursor=listing.cursor)
+    assert newest == expected[::-1][: len(newest)]
+    assert len(newest) == min(len(expected), 3 * want)
+
+
+# --- every id scheme as keys ------------------------------------------------------------------
+
+SCHEME_LAYOUTS = [
+    {"prefix": "ids/"},
+    {"prefix": "ids/", "shards": 3, "period": "day", "suffix": ".bin"},
+    {"shards": 4, "period": "hour", "suffix": "/meta.json"},
+]
+
+
+def id_at(scheme: IdScheme, ms: int, bits: int) -> str:
+    """An id of millisecond ``ms`` (floored to the resolution) with random bits from ``bits``:
+    the bits that differ between the smallest and the largest id of that time."""
+    ms -= ms % scheme.resolution_ms
+    low, high = scheme.to_int(scheme.min_for(ms)), scheme.to_int(scheme.max_for(ms))
+    return scheme.from_int(min(high, low | (bits & (low ^ high))))
+
+
+@pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda scheme: scheme.name)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_every_id_scheme_lists_exact_windows(
+    s3: Recorder, scheme: IdScheme, shape: int, data: st.DataObject
+) -> None:
+    layout = KeyLayout(scheme=scheme, **SCHEME_LAYOUTS[shape])  # type: ignore[arg-type]
+    step = scheme.resolution_ms
+    first = scheme.min_ms if layout.period is None else max(scheme.min_ms, 0)
+    first += -first % step
+    last = layout.last_ms - layout.last_ms % step
+    near = min(max(T0, first), last)
+    center = data.draw(st.sampled_from([first, last, near]) | st.integers(first, last), "center")
+    spread = data.draw(st.sampled_from([0, 2_000, HOUR, 3 * DAY, 400 * DAY]), "spread")
+    rng = random.Random(data.draw(st.integers(0, 2**32), "seed"))
+
+    def clamp(ms: int) -> int:
+        return min(max(ms, first), last)
+
+    windows = []
+    for _ in range(3):
+        start = center + rng.randint(-spread - 2 * step, spread + 2 * step)
+        length = rng.choice([0, 1, step, 1000, HOUR, DAY, 2 * spread + step, 1 << 50])
+        windows.append((start, start + length))
+    windows.append((first - 5 * step, last + 5 * step))  # every id of the layout
+    times = [clamp(center + rng.randint(-spread, spread)) for _ in range(rng.randint(0, 200))]
+    ids = [id_at(scheme, t, rng.getrandbits(160)) for t in times]
+    for start, end in windows:  # the smallest and largest ids at and next to both ends
+        for ms in (start - step, start, end - step, end):
+            ms -= ms % step
+            if first <= ms <= last:
+                ids += [scheme.min_for(ms), scheme.max_for(ms)]
+    keys = [layout.key_for(i, rng.choice([None, None, "png"])) for i in ids]
+    some = scheme.min_for(near)
+    keys += [  # keys that do not fit: skipped, never returned, never fatal
+        layout.prefix + "zzz",
+        layout.path(None if layout.shards is None else 0, near) + ulid_at(near, 1)[:-1],
+        layout.path(layout.shard_of(some), near) + some + "~",
+    ]
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys)
+    listed = Bucket(s3, bucket, layout)
+    directory = Bucket(FakeDirectoryBucket(keys, seed=len(keys), page=50), "d--x-s3", layout)
+    in_memory = Bucket(FakeS3(keys, page=50), "in-memory", layout)
+    for start, end in windows:
+        expected = brute_force(layout, keys, start, end)
+        if 0 <= start <= end and start <= MAX_MS and (end <= MAX_MS or end == MAX_MS + 1):
+            listing = listed.list_window(start, end)
+            # the newest first too, on an in-memory bucket (moto adds nothing here but time)
+            newest = in_memory.latest(7, since=start, until=end)
+            assert keys_of(newest) == expected[::-1][:7], (layout, start, end)
+        else:  # times a TimeWindow cannot name (before 1970, past 2**48): plan by hand
+            listing = listed.run(plan_window(layout, start, min(end, 1 << 60)))
+        assert keys_of(listing) == expected, (layout, start, end)
+        assert listing.stats.returned == len(expected)
+        assert all(scheme.parse(layout.parse(k).id) == layout.parse(k).id for k in expected)
+        # and a directory bucket (unordered pages, folder by folder), in memory
+        try:
+            plan = plan_window(layout, start, min(end, 1 << 60), directory_bucket=True)
+        except InvalidValue as error:  # a window of centuries, folder by folder
+            assert "more than 10,000" in str(error)
+            continue
+        assert keys_of(directory.run(plan)) == expected, (layout, start, end)

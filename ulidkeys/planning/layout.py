@@ -137,7 +137,10 @@ class KeyLayout:
         check_text(self.prefix, "prefix", InvalidLayout)
         check_text(self.suffix, "suffix", InvalidLayout)
         if self.shards is not None:
-            require_count(self.shards, "shards", 1, MAX_SHARDS)
+            try:
+                require_count(self.shards, "shards", 1, MAX_SHARDS)
+            except InvalidValue as error:  # a bad count is a bad layout (a bad type stays one)
+                raise InvalidLayout(f"{error}; shards=None means no shard folder") from None
         if self.period not in (None, "day", "hour"):
             raise InvalidLayout(f"period={describe(self.period)} must be None, 'day' or 'hour'")
         if not isinstance(self.scheme, IdScheme):
@@ -177,6 +180,12 @@ class KeyLayout:
     def partition(self) -> Period | None:
         """The period of the folders, as a :class:`~ulidkeys.planning.partitions.Period`."""
         return self._partition
+
+    @property
+    def first_ms(self) -> int:
+        """The first millisecond a key of this layout can carry (folders start in 1970)."""
+        first = self.scheme.min_ms
+        return first if self._partition is None else max(first, 0)
 
     @property
     def last_ms(self) -> int:
@@ -248,7 +257,8 @@ class KeyLayout:
                 "",
                 "",
                 -1,
-                f"its suffix {suffix!r} is neither the layout suffix {self.suffix!r} nor {_EXT_RULE}",
+                f"its suffix {suffix!r} is neither the layout suffix {self.suffix!r} nor "
+                f"{_EXT_RULE}",
             )
         try:
             ms = self.scheme.timestamp_ms(id_text)

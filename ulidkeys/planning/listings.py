@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ulidkeys.errors import InvalidKeyPart, InvalidValue, describe, require_count
+from ulidkeys.errors import InvalidCursor, InvalidKeyPart, InvalidValue, describe, require_count
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.partitions import DAY_MS, Period
@@ -105,9 +105,14 @@ def resume_position(
     if after is not None and cursor is not None:
         raise InvalidValue("pass after= or cursor=, not both")
     if cursor is not None:
-        return Cursor.decode(cursor).check(
-            layout_scope(layout), newest_first, start_ms, end_ms
-        )
+        position = Cursor.decode(cursor).check(layout_scope(layout), newest_first, start_ms, end_ms)
+        id_text, _suffix, ms, reason = layout.split(position[1])
+        if reason is not None or id_text != position[0] or not start_ms <= ms < end_ms:
+            raise InvalidCursor(
+                f"cursor={describe(cursor)} does not end at a key of {layout} in its window; "
+                "pass a listing's .cursor"
+            )
+        return position
     return None if after is None else key_position(layout, after)
 
 
@@ -150,10 +155,13 @@ def _ordered_call(
         at = layout.path(shard, scheme.timestamp_ms(id_text)) + id_text
         start_after = max(start_after, key if own else at)
     stop_at = None
-    if hi_id != id_ceiling(scheme):
+    if hi_id == id_ceiling(scheme):
+        if layout.partition is None:
+            stop_at = layout.path(shard, 0) + hi_id
+    elif scheme.timestamp_ms(hi_id) <= layout.last_ms:
         stop_at = layout.path(shard, scheme.timestamp_ms(hi_id)) + hi_id
-    elif layout.partition is None:
-        stop_at = layout.path(shard, 0) + hi_id
+    # else: the first id past the window is past the last period folder (year 9999), so no
+    # key of the shard sorts after the window: the chain reads to the end of its prefix
     if stop_at is not None and start_after >= stop_at:
         return None
     return ListCall(prefix=prefix, start_after=start_after, stop_at=stop_at)
@@ -194,6 +202,15 @@ def _directory_group(
     return tuple(calls)
 
 
+def _check_calls(count: int, bound: str = "") -> None:
+    if count > MAX_CALLS:
+        raise InvalidValue(
+            f"listing this window needs {bound}{count:,} call chains (more than {MAX_CALLS:,}): a "
+            "directory bucket is read folder by folder; narrow the window, use fewer shards, or "
+            "find the folders that hold data first with Bucket.periods()"
+        )
+
+
 def plan_window(
     layout: KeyLayout,
     start_ms: int,
@@ -224,20 +241,38 @@ def plan_window(
             "newest items"
         )
     position = resume_position(layout, start_ms, end_ms, newest_first, after, cursor)
-    end = min(end_ms, layout.last_ms + 1)
+    # the part of the window that keys of the layout can have times in
+    start, end = max(start_ms, layout.first_ms), min(end_ms, layout.last_ms + 1)
     groups: list[tuple[ListCall, ...]] = []
-    if start_ms < end:
+    if start < end:
         if directory_bucket:
-            for folder, span in _directory_folders(layout, start_ms, end):
-                if span and position is not None:
+            shards = len(layout.shard_numbers())
+            if layout.partition is not None:
+                # Every day the window touches (past the cursor) is one folder or more: a
+                # window of centuries is refused before its folders are even counted.
+                lo, hi = start, end
+                if position is not None:
                     past = layout.scheme.timestamp_ms(position[0])
-                    if (folder + span <= past) if not newest_first else (folder > past):
-                        continue  # the whole folder is before the cursor
-                groups.append(_directory_group(layout, folder, span, max_keys))
+                    lo, hi = (lo, min(hi, past + 1)) if newest_first else (max(lo, past), hi)
+                if lo < hi:
+                    _check_calls(((hi - 1) // DAY_MS - lo // DAY_MS + 1) * shards, "at least ")
+            folders = _directory_folders(layout, start, end)
+            if position is not None:
+                past = layout.scheme.timestamp_ms(position[0])
+                folders = [  # drop the folders wholly before the cursor
+                    (folder, span)
+                    for folder, span in folders
+                    if not span or not (folder > past if newest_first else folder + span <= past)
+                ]
+            _check_calls(len(folders) * shards)  # before the chains are built
+            groups += [_directory_group(layout, f, span, max_keys) for f, span in folders]
             if newest_first:
                 groups.reverse()
         else:
-            calls = [_ordered_call(layout, shard, start_ms, end, position) for shard in layout.shard_numbers()]
+            calls = [
+                _ordered_call(layout, shard, start, end, position)
+                for shard in layout.shard_numbers()
+            ]
             chains = tuple(
                 ListCall(c.prefix, c.start_after, c.stop_at, max_keys=max_keys)
                 for c in calls
@@ -245,13 +280,7 @@ def plan_window(
             )
             if chains:
                 groups.append(chains)
-    count = sum(len(group) for group in groups)
-    if count > MAX_CALLS:
-        raise InvalidValue(
-            f"listing this window needs {count:,} call chains (more than {MAX_CALLS:,}): a "
-            "directory bucket is read folder by folder; narrow the window, use fewer shards, or "
-            "find the folders that hold data first with Bucket.periods()"
-        )
+    _check_calls(sum(len(group) for group in groups))
     kind = "directory bucket" if directory_bucket else "general-purpose bucket"
     return Plan(
         groups=tuple(groups),
@@ -286,20 +315,21 @@ def plan_folders(
     General buckets start just before the first day folder and stop after the last; directory
     buckets cannot, so they read the whole level and keep what is in the window.
     """
-    end = min(end_ms, layout.last_ms + 1)
+    start, end = max(start_ms, layout.first_ms), min(end_ms, layout.last_ms + 1)
     day = Period("day")
     calls: list[ListCall] = []
-    if start_ms < end:
+    if start < end:
         for shard in layout.shard_numbers():
             base = layout.prefix + layout.shard_folder(shard)
             if level.size == "hour":
                 calls += [
-                    ListCall(base + day.folder(d), delimiter="/", ordered=False) for d in within or ()
+                    ListCall(base + day.folder(d), delimiter="/", ordered=False)
+                    for d in within or ()
                 ]
             elif directory_bucket:
                 calls.append(ListCall(base[: base.rfind("/") + 1], delimiter="/", ordered=False))
             else:
-                first = base + day.folder(start_ms)
+                first = base + day.folder(start)
                 last = base + day.folder(end - 1)
                 prefix = common_prefix(first[:-1], last[:-1])  # never the whole folder
                 # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the character
@@ -317,7 +347,7 @@ def plan_folders(
 
     return Plan(
         groups=(tuple(calls),) if calls else (),
-        start_ms=level.floor(start_ms) if start_ms < end else start_ms,
+        start_ms=level.floor(start) if start < end else start_ms,
         end_ms=end,
         locate=locate,
         scope=layout_scope(layout),

@@ -141,6 +141,10 @@ def scope_of(*parts: object) -> str:
 _PREFIX = "uk1."
 
 
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
 @dataclass(frozen=True)
 class Cursor:
     """A resume point: the listing's scope, direction and window, and the last position given.
@@ -158,7 +162,10 @@ class Cursor:
     def encode(self) -> str:
         body = [self.scope, int(self.newest_first), self.start_ms, self.end_ms, *self.position]
         raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-        return _PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        # A checksum after the body: a cursor changed in storage is refused, never resumed
+        # somewhere else (a changed digit of the window would still be valid JSON).
+        check = hashlib.blake2b(raw, digest_size=6).digest()
+        return _PREFIX + _b64(raw) + "." + _b64(check)
 
     @classmethod
     def decode(cls, text: object) -> Cursor:
@@ -171,22 +178,23 @@ class Cursor:
                 f"than this ulidkeys reads: they start with {_PREFIX!r})"
             )
         try:
-            body = text[len(_PREFIX) :]
-            raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+            body = text[len(_PREFIX) :].partition(".")[0]
+            raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True)
             scope, newest, start, end, id_text, key = json.loads(raw)
             checks: tuple[bool, ...] = (
                 isinstance(scope, str),
                 newest in (0, 1),
-                isinstance(start, int),
-                isinstance(end, int),
+                type(start) is int,  # not a bool
+                type(end) is int,
                 isinstance(id_text, str),
                 isinstance(key, str),
             )
         except (ValueError, TypeError, binascii.Error):
             checks = (False,)
-        if not all(checks):
+        cursor = cls(scope, bool(newest), start, end, (id_text, key)) if all(checks) else None
+        if cursor is None or cursor.encode() != text:  # the checksum, and one spelling only
             raise InvalidCursor(f"cursor={describe(text)} is damaged; pass a listing's .cursor")
-        return cls(scope, bool(newest), start, end, (id_text, key))
+        return cursor
 
     def check(self, scope: str, newest_first: bool, start_ms: int, end_ms: int) -> Position:
         """The position to resume after, if the cursor belongs to this listing; else raise."""

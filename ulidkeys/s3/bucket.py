@@ -327,4 +327,3 @@ class Bucket:
             max_bytes=max_bytes,
             ext=ext,
         )
-
