@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ulidkeys.errors import InvalidValue, UploadConflict, describe, require_int
+from ulidkeys.errors import InvalidValue, UploadConflict, aws_error, require_count
 from ulidkeys.planning.layout import KeyLayout
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
@@ -33,11 +33,7 @@ class PresignedUpload:
 
 
 def _is_conflict(error: Exception) -> bool:
-    response = getattr(error, "response", None)
-    if not isinstance(response, dict):
-        return False
-    code = response.get("Error", {}).get("Code")
-    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    code, status = aws_error(error)
     return code in CONFLICT_CODES or status == 412
 
 
@@ -70,21 +66,17 @@ def put_new(
     rewinding a seekable body first (a body that cannot be rewound raises UploadConflict
     instead of sending what is left of it). Other errors propagate unchanged.
     """
-    from botocore.exceptions import ClientError
-
     for name in _RESERVED:
         if name in put_kwargs:
             raise InvalidValue(f"put_new sets {name} itself; do not pass {name}=...")
-    require_int(attempts, "attempts")
-    if attempts < 1:
-        raise InvalidValue(f"attempts={attempts} must be at least 1")
+    require_count(attempts, "attempts", 1)
     rewind = _rewinder(body)
     tried = []
     for _ in range(attempts):
         key = layout.new_key(ext)
         try:
             client.put_object(Bucket=bucket, Key=key, Body=body, IfNoneMatch="*", **put_kwargs)
-        except ClientError as error:
+        except Exception as error:  # botocore's ClientError; anything else is re-raised
             if not _is_conflict(error):
                 raise
             tried.append(key)
@@ -148,8 +140,7 @@ def presigned_post(
         fields["Content-Type"] = content_type
         conditions.append({"Content-Type": content_type})
     if max_bytes is not None:
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
-            raise InvalidValue(f"max_bytes={describe(max_bytes)} must be an int >= 0")
+        require_count(max_bytes, "max_bytes")
         conditions.append(["content-length-range", 0, max_bytes])
     post = client.generate_presigned_post(
         bucket, key, Fields=fields, Conditions=conditions, ExpiresIn=_seconds(expires)
@@ -160,7 +151,5 @@ def presigned_post(
 
 
 def _seconds(expires: int) -> int:
-    require_int(expires, "expires", "an int number of seconds")
-    if not 1 <= expires <= 604_800:
-        raise InvalidValue(f"expires={expires} must be 1 .. 604800 seconds (SigV4's 7-day cap)")
+    require_count(expires, "expires", 1, 604_800)  # seconds; SigV4's 7-day cap
     return expires
