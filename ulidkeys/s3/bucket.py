@@ -201,15 +201,17 @@ class Bucket:
             return Cursor(scope, True, start, end, position).encode()
 
         def items(stats: Stats) -> Iterator[Ordered]:
+            # A generator: nothing is requested before the caller iterates (like list_window).
             days = self._data_days(start, top, stats)
             if self.directory:
-                return self._directory_latest(n, start, top, before, days, stats, max_workers)
+                yield from self._directory_latest(n, start, top, before, days, stats, max_workers)
+                return
 
             def plan_slice(low: int, high: int) -> Plan[ListCall]:
                 return plan_window(self.layout, low, high, before=before)
 
             spans = None if days is None else [(d, d + DAY_MS) for d in days]
-            return walk_back(
+            yield from walk_back(
                 plan_slice,
                 self.source,
                 stats,
