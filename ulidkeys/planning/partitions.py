@@ -93,7 +93,8 @@ class Period:
         The window is clipped to the times a partition can name; nothing later is yielded.
         """
         end_ms = min(end_ms, PARTITION_LIMIT_MS)
-        current = self.floor(start_ms) if max(start_ms, 0) < end_ms else end_ms
+        start_ms = max(start_ms, 0)  # clipped like the end: no partition starts before 1970
+        current = self.floor(start_ms) if start_ms < end_ms else end_ms
         while current < end_ms:
             following = self.next(current)
             yield current, following

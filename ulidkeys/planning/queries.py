@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ulidkeys.errors import InvalidQuery, InvalidWindow, require_count
+from ulidkeys.errors import (
+    InvalidCursor,
+    InvalidQuery,
+    InvalidType,
+    InvalidValue,
+    InvalidWindow,
+    describe,
+    require_count,
+)
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.entity import BUCKET, PAST_ALL_KEYS, SHARD, Entity
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
@@ -138,15 +146,20 @@ def plan_query(
     schema = entity.schema(index)
     values = entity.query_values(schema, fields)
     scope = entity.scope(schema, values)
+    prefix = schema.sk.prefix_before(entity.id_field, values)
     position: Position | None = None
     if cursor is not None:
         position = Cursor.decode(cursor).check(scope, newest_first, start_ms, end_ms)
+        if not _is_position_of(entity, schema, prefix, position, start_ms, end_ms):
+            raise InvalidCursor(
+                f"cursor={describe(cursor)} does not end at a key of {entity.name}'s "
+                f"{schema.label} in its window; pass a query's .cursor"
+            )
     elif after is not None:
         position = entity.position_of(after, schema)
         if newest_first and position[1] == PAST_ALL_KEYS:
             position = (position[0], "")  # a bare id: below every key of that id
     scheme = entity.scheme
-    prefix = schema.sk.prefix_before(entity.id_field, values)
     numeric = schema.numeric_sk
 
     ceiling = id_ceiling(scheme)
@@ -247,6 +260,28 @@ def plan_window(
         cursor=cursor,
         fields=fields,
     )
+
+
+def _is_position_of(
+    entity: Entity, schema: KeySchema, prefix: str, position: Position, start_ms: int, end_ms: int
+) -> bool:
+    """Whether ``position`` is one a query of ``schema`` (with sort key ``prefix`` before the
+    id) can return in ``[start_ms, end_ms)``: a canonical id in the window, and a sort key of
+    that id which fits the template (a Number sort key's position key is the id itself)."""
+    id_text, key = position
+    scheme = entity.scheme
+    try:
+        if scheme.parse(id_text) != id_text:
+            return False
+        ms = scheme.timestamp_ms(id_text)
+    except (InvalidValue, InvalidType):
+        return False
+    if not start_ms <= ms < end_ms:
+        return False
+    if schema.numeric_sk:
+        return key == id_text
+    found = schema.sk.match(key)
+    return found is not None and found[entity.id_field] == id_text and key.startswith(prefix)
 
 
 def _past(
