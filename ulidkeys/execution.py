@@ -133,7 +133,7 @@ class ChainState(Generic[CallT]):
                         f"the service returned {key!r} after {previous!r} in one "
                         f"{'descending' if descending else 'ascending'} chain; an exact window "
                         "needs ordered answers (S3 directory buckets, named '...--x-s3', do not "
-                        "list in order)"
+                        "list in order; a DynamoDB Query always should)"
                     )
                 previous = key
                 if stop is not None and key >= stop:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.write import BatchWriter, put_new
 from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, describe, require_count
 from ulidkeys.execution import Page, Results, run
@@ -64,7 +64,7 @@ class Table:
     """
 
     def __init__(
-        self, table_or_client: Any, entity: Entity, *, table_name: str | None = None
+        self, table_or_client: TableOrClient, entity: Entity, *, table_name: str | None = None
     ) -> None:
         if not isinstance(entity, Entity):
             raise InvalidType(f"entity={describe(entity)} must be an Entity")

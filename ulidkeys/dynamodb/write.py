@@ -118,7 +118,7 @@ class BatchWriter:
             self._send(requests)
         self._keys = set()
 
-    def _send(self, requests: list[dict[str, Any]]) -> None:
+    def _send(self, requests: list[Any]) -> None:
         """One batch, re-sent until nothing is unprocessed."""
         stalled = 0
         while requests:

@@ -199,6 +199,8 @@ class Entity:
         return scope_of(
             "dynamodb",
             self.scheme.name,
+            self.period,
+            self.shards,
             schema.index,
             schema.pk,
             schema.sk,
@@ -261,7 +263,9 @@ class Entity:
                 and isinstance(value, (int, Decimal))
                 and not isinstance(value, bool)
             ):
-                if isinstance(value, Decimal) and value != value.to_integral_value():
+                if isinstance(value, Decimal) and (
+                    not value.is_finite() or value != value.to_integral_value()
+                ):
                     raise InvalidId(f"{value} is not a whole number")
                 return self.scheme.from_int(int(value))
         except (InvalidId, InvalidType) as error:
@@ -365,7 +369,7 @@ class Entity:
         """A stored sort key as text (a Number sort key as its id's text); None if neither."""
         if isinstance(value, Mapping):  # a typed value from a low-level client
             value = value.get("N" if schema.numeric_sk else "S")
-            if schema.numeric_sk and isinstance(value, str) and value.isdigit():
+            if schema.numeric_sk and isinstance(value, str) and value.isascii() and value.isdigit():
                 value = int(value)
         if schema.numeric_sk:
             if isinstance(value, (int, Decimal)) and not isinstance(value, bool):

@@ -16,10 +16,6 @@ from ulidkeys.errors import InvalidKeyTemplate, describe
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _ULID_PATTERN = "[0-7][0-9A-HJKMNP-TV-Z]{25}"  # the default scheme's canonical text
 
-#: Placeholders filled by the entity itself, from the item's ULID, never by the caller's keys().
-BUCKET, SHARD = "bucket", "shard"
-DERIVED = (BUCKET, SHARD)
-
 
 @dataclass(frozen=True)
 class KeyTemplate:
