@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ulidkeys.errors import InvalidKeyTemplate, describe
+from ulidkeys.ids.schemes import ULID_SCHEME
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_ULID_PATTERN = "[0-7][0-9A-HJKMNP-TV-Z]{25}"  # the default scheme's canonical text
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class KeyTemplate:
     text: str
     separator: str = "#"
     id_field: str = "id"
-    id_pattern: str = _ULID_PATTERN
+    id_pattern: str = ULID_SCHEME.pattern  # the default scheme's canonical text
     fields: tuple[str, ...] = field(init=False)
     literals: tuple[str, ...] = field(init=False)  # len(fields) + 1 pieces around the fields
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
