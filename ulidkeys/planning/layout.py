@@ -248,7 +248,8 @@ class KeyLayout:
                 "",
                 "",
                 -1,
-                f"its suffix {suffix!r} is neither the layout suffix {self.suffix!r} nor {_EXT_RULE}",
+                f"its suffix {suffix!r} is neither the layout suffix {self.suffix!r} "
+                f"nor {_EXT_RULE}",
             )
         try:
             ms = self.scheme.timestamp_ms(id_text)

@@ -237,7 +237,10 @@ def plan_window(
             if newest_first:
                 groups.reverse()
         else:
-            calls = [_ordered_call(layout, shard, start_ms, end, position) for shard in layout.shard_numbers()]
+            calls = [
+                _ordered_call(layout, shard, start_ms, end, position)
+                for shard in layout.shard_numbers()
+            ]
             chains = tuple(
                 ListCall(c.prefix, c.start_after, c.stop_at, max_keys=max_keys)
                 for c in calls
@@ -294,7 +297,8 @@ def plan_folders(
             base = layout.prefix + layout.shard_folder(shard)
             if level.size == "hour":
                 calls += [
-                    ListCall(base + day.folder(d), delimiter="/", ordered=False) for d in within or ()
+                    ListCall(base + day.folder(d), delimiter="/", ordered=False)
+                    for d in within or ()
                 ]
             elif directory_bucket:
                 calls.append(ListCall(base[: base.rfind("/") + 1], delimiter="/", ordered=False))
