@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typeid as reference  # typeid-python, reference only
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -45,7 +46,7 @@ def test_spec_valid_vectors(case: dict[str, str]) -> None:
     assert scheme.from_uuid(std_uuid.UUID(case["uuid"])) == case["typeid"]
     assert scheme.from_uuid(case["uuid"]) == case["typeid"]
     assert re.fullmatch(scheme.pattern, case["typeid"])
-    assert typeid(case["typeid"]) .name == scheme.name
+    assert typeid(case["typeid"]).name == scheme.name
 
 
 @pytest.mark.parametrize("case", INVALID, ids=lambda c: c["name"])
@@ -141,3 +142,13 @@ def test_entities_take_typed_ids() -> None:
     assert entity.parse({**key})["id"] == made
     with pytest.raises(errors.InvalidKeyField):
         entity.key(org="acme", id="user_" + made.split("_")[1])
+
+
+def test_cross_check_with_typeid_python() -> None:
+    scheme = TypeIdScheme("post")
+    for _ in range(50):
+        theirs = reference.TypeID(prefix="post")
+        assert scheme.parse(str(theirs)) == str(theirs)
+        assert scheme.uuid_text(str(theirs)) == str(theirs.uuid)
+        ours = scheme.new()
+        assert str(reference.TypeID.from_string(ours).uuid) == scheme.uuid_text(ours)

@@ -12,6 +12,7 @@ from ulidkeys.ids.generators import (
     instagram_shard_of,
 )
 from ulidkeys.ids.inspection import READERS, Inspection, inspect
+from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import (
     IdScheme,
     MsWindow,
@@ -21,6 +22,9 @@ from ulidkeys.ids.protocol import (
     id_floor,
     id_range,
     in_window,
+    invert_id,
+    inverted_time,
+    inverted_window,
     require_sortable,
     shard_of,
 )
@@ -94,6 +98,7 @@ __all__ = [
     "TaggedUlidScheme",
     "TypeIdScheme",
     "bounds",
+    "coerce_id",
     "convert_uuid",
     "first_at_or_after",
     "id_ceiling",
@@ -102,6 +107,9 @@ __all__ = [
     "in_window",
     "inspect",
     "instagram_shard_of",
+    "invert_id",
+    "inverted_time",
+    "inverted_window",
     "require_sortable",
     "shard_of",
     "split_typeid",

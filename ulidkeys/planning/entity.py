@@ -23,6 +23,7 @@ from ulidkeys.errors import (
     describe,
     require_count,
 )
+from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
 from ulidkeys.ids.schemes import ULID_SCHEME
 from ulidkeys.planning.partitions import Period
@@ -249,27 +250,13 @@ class Entity:
 
     # --- field values ---------------------------------------------------------------------
     def id_text(self, value: object, name: str | None = None) -> str:
-        """The canonical text of an id given as text, a number (numeric schemes) or a ULID."""
+        """The canonical text of an id given as text, a number (numeric schemes) or an id
+        object (``ULID``, ``uuid.UUID``, python-ulid, svix-ksuid, ``bson.ObjectId``)."""
         name = name or self.id_field
-        if isinstance(value, ULID) and self.scheme is ULID_SCHEME:
-            return str(value)
         try:
-            if isinstance(value, str):
-                return self.scheme.parse(value)
-            if (
-                self.scheme.numeric
-                and isinstance(value, (int, Decimal))
-                and not isinstance(value, bool)
-            ):
-                if isinstance(value, Decimal) and value != value.to_integral_value():
-                    raise InvalidId(f"{value} is not a whole number")
-                return self.scheme.from_int(int(value))
+            return coerce_id(self.scheme, value, name)
         except (InvalidId, InvalidType) as error:
             raise InvalidKeyField(f"field {name}={describe(value)}: {error}") from None
-        raise InvalidKeyField(
-            f"field {name}={describe(value)} must be the text of a {self.scheme.name} id, "
-            f"not {type(value).__name__}"
-        )
 
     def field_value(self, name: str, value: object) -> str:
         """The key text of one field value, validated: non-empty, no separator, id canonical."""
@@ -441,13 +428,12 @@ class Entity:
                 f"{describe(dict(after))} has no sort key that fits {self.name}'s "
                 "templates; pass an item of the entity, its key or its id"
             )
-        if isinstance(after, (str, ULID)) or (
-            self.scheme.numeric and isinstance(after, (int, Decimal))
-        ):
-            return self.id_text(after), PAST_ALL_KEYS
-        raise InvalidKeyField(
-            f"after={describe(after)} is not an item, a key or an id of {self.name}"
-        )
+        try:
+            return self.id_text(after, "after"), PAST_ALL_KEYS
+        except InvalidKeyField:
+            raise InvalidKeyField(
+                f"after={describe(after)} is not an item, a key or an id of {self.name}"
+            ) from None
 
     # --- queries --------------------------------------------------------------------------
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:
