@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 import pytest
@@ -14,10 +15,20 @@ from ulidkeys import errors
 from ulidkeys.ids import (
     INSTAGRAM_ID,
     INSTAGRAM_SPLIT,
+    KSUID,
+    OBJECT_ID,
     TWITTER_SPLIT,
+    ULID_SCHEME,
+    ULID_TAG3,
+    UUID1,
+    UUID1_ORDERED,
+    UUID4,
+    UUID6,
+    UUID7,
     SnowflakeGenerator,
     SnowflakeScheme,
     SnowflakeSplit,
+    TypeIdScheme,
     instagram_shard_of,
     shard_of,
 )
@@ -188,3 +199,46 @@ def test_forked_children_must_rebind_and_then_stay_disjoint() -> None:
         assert answer["refused"] is True
         made += answer["ids"]
     assert len(set(made)) == len(made) == 10_000
+
+
+#: Every generator of the package, by name: scheme.new, and a Snowflake generator's call.
+GENERATORS: dict[str, Callable[[], str]] = {
+    scheme.name: scheme.new
+    for scheme in (
+        ULID_SCHEME, UUID7, UUID6, UUID1, UUID1_ORDERED, UUID4, KSUID, OBJECT_ID, ULID_TAG3,
+        TypeIdScheme("post"),
+    )
+}
+GENERATORS["twitter-snowflake"] = SnowflakeGenerator(9)
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+def test_every_generator_is_unique_under_8_threads(name: str) -> None:
+    made = [m for out in in_threads(GENERATORS[name], each=1500) for m in out]
+    assert len(set(made)) == len(made) == 12_000
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("name", [n for n in GENERATORS if n != "twitter-snowflake"])
+def test_every_generator_is_unique_across_4_forked_processes(name: str) -> None:
+    make = GENERATORS[name]
+    make()  # the parent's state (counters, process-random values) exists before the forks
+    children = []
+    for _ in range(4):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            try:
+                os.close(read_end)
+                with os.fdopen(write_end, "w") as out:
+                    out.write(json.dumps([make() for _ in range(1000)]))
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        children.append((pid, read_end))
+    made = [make() for _ in range(1000)]
+    for pid, read_end in children:
+        with os.fdopen(read_end) as source:
+            made += json.loads(source.read())
+        os.waitpid(pid, 0)
+    assert len(set(made)) == len(made) == 5000

@@ -3,19 +3,21 @@ cross-checks with the stdlib ``uuid`` and ``uuid6``, conversions, and refusals o
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid as std_uuid
 from typing import Any
 
+import bson  # pymongo's ObjectId, reference only
 import pytest
 import uuid6  # reference v1 -> v6 conversion
 from hypothesis import given
 from hypothesis import strategies as st
-from idsupport import in_threads
 
 from ulidkeys import errors
 from ulidkeys.dynamodb import Entity
 from ulidkeys.ids import (
+    OBJECT_ID,
     UUID1,
     UUID1_ORDERED,
     UUID3,
@@ -109,10 +111,16 @@ def test_uuid1_generation_uses_a_random_node_never_the_mac() -> None:
     assert ticks == sorted(ticks) and len(set(ticks)) == 200  # strictly increasing in-process
 
 
-def test_uuid1_generation_is_unique_under_8_threads() -> None:
-    made = [m for out in in_threads(UUID1.new) for m in out]
-    assert len(set(made)) == len(made) == 16_000
-    assert len({std_uuid.UUID(m).time for m in made}) == 16_000
+def test_uuid6_and_objectid_generation_match_the_references() -> None:
+    made = [UUID6.new() for _ in range(100)]
+    assert all(str(uuid6.UUID(m)) == m and uuid6.UUID(m).version == 6 for m in made)
+    assert all(std_uuid.UUID(m).node >> 40 & 1 for m in made)
+    assert made == sorted(made)  # the shared tick counter is strictly increasing
+    oids = [OBJECT_ID.new() for _ in range(100)]
+    assert all(str(bson.ObjectId(o)) == o for o in oids)
+    assert len({o[8:18] for o in oids}) == 1  # one process-random value
+    counters = [int(o[18:], 16) for o in oids]
+    assert all((b - a) % (1 << 24) == 1 for a, b in itertools.pairwise(counters))
 
 
 @pytest.mark.parametrize(

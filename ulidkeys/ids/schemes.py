@@ -4,8 +4,10 @@ by time. One base class does the shared work; a scheme says how its integer is l
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import threading
 import time
 
 from ulidkeys import base32
@@ -268,6 +270,22 @@ class Uuid7Scheme(_UuidScheme):
 
 _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
 _MAX_TICKS = (1 << 60) - 1
+_ticks_lock = threading.Lock()
+_last_ticks = 0
+
+
+def gregorian_now() -> tuple[int, int]:
+    """``(ticks, low)`` for a new v1-family UUID: 100 ns ticks since 1582-10-15, strictly
+    increasing in this process (two calls in one tick differ), and the low 64 bits: variant,
+    a random 14-bit clock sequence and a random node with the multicast bit set (RFC 9562's
+    mark of a node that is not a MAC address; the host's MAC is never used)."""
+    global _last_ticks
+    with _ticks_lock:
+        ticks = max(time.time_ns() // 100 + _GREGORIAN_OFFSET, _last_ticks + 1)
+        _last_ticks = ticks
+    random = int.from_bytes(os.urandom(8), "big")
+    node = (random & ((1 << 48) - 1)) | (1 << 40)  # the multicast bit of the node's first octet
+    return ticks, _VARIANT | (((random >> 48) & 0x3FFF) << 48) | node
 
 
 class Uuid6Scheme(_UuidScheme):
@@ -296,6 +314,11 @@ class Uuid6Scheme(_UuidScheme):
     def _random_of(self, value: int) -> int:
         """The 62 bits after the variant (rand_b: clock sequence and node)."""
         return value & _RAND_B
+
+    def new(self) -> str:
+        """A fresh v6 UUID: random node and clock sequence (see :func:`gregorian_now`)."""
+        ticks, low = gregorian_now()
+        return self._encode(((ticks >> 12) << 80) | (6 << 76) | ((ticks & 0xFFF) << 64) | low)
 
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -390,6 +413,26 @@ class ObjectIdScheme(IntCodedScheme):
     def _random_of(self, value: int) -> int:
         """The low 64 bits: the 5-byte process-random value and the 3-byte counter."""
         return value & ((1 << 64) - 1)
+
+    def new(self) -> str:
+        """A fresh ObjectId as the MongoDB drivers make them: seconds, a 5-byte value random
+        per process (renewed in a forked child), a 3-byte counter from a random start."""
+        count = next(_object_id_counter) & 0xFFFFFF  # next() on a count is atomic in CPython
+        return f"{time.time_ns() // 1_000_000_000:08x}{_object_id_random.hex()}{count:06x}"
+
+
+_object_id_random = os.urandom(5)
+_object_id_counter = itertools.count(int.from_bytes(os.urandom(3), "big"))
+
+
+def _renew_object_id_random() -> None:
+    global _object_id_random, _object_id_counter
+    _object_id_random = os.urandom(5)
+    _object_id_counter = itertools.count(int.from_bytes(os.urandom(3), "big"))
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_object_id_random)
 
 
 _DIGITS = "0123456789"

@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import threading
-import time
 import uuid
 
 from ulidkeys.errors import InvalidType, InvalidValue, describe
@@ -21,6 +19,7 @@ from ulidkeys.ids.schemes import (
     _VARIANT,
     IntCodedScheme,
     _UuidScheme,
+    gregorian_now,
 )
 
 _GREGORIAN_MIN_MS = -(_GREGORIAN_OFFSET // 10_000)  # 1582-10-15T00:00:00Z
@@ -71,10 +70,6 @@ class Uuid1Scheme(_UuidScheme):
     min_ms = _GREGORIAN_MIN_MS
     max_ms = _GREGORIAN_MAX_MS
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._last_ticks = 0
-
     def _time_of(self, value: int) -> int:
         return _ticks_to_ms(_v1_ticks(value))
 
@@ -89,16 +84,9 @@ class Uuid1Scheme(_UuidScheme):
         return value & _RAND_B
 
     def new(self) -> str:
-        """A fresh v1 UUID with a random node (multicast bit set, as RFC 9562 asks of a node
-        that is not a MAC address) and a random clock sequence; never the host's MAC."""
-        with self._lock:
-            # Strictly increasing ticks in this process: two calls in one 100 ns tick differ.
-            ticks = max(time.time_ns() // 100 + _GREGORIAN_OFFSET, self._last_ticks + 1)
-            self._last_ticks = ticks
-        random = int.from_bytes(os.urandom(8), "big")
-        node = (random & ((1 << 48) - 1)) | (1 << 40)  # the multicast bit of the first octet
-        clock_seq = (random >> 48) & 0x3FFF
-        return self._encode(_v1_value(ticks, _VARIANT | (clock_seq << 48) | node))
+        """A fresh v1 UUID: random node (multicast bit set) and clock sequence, never the
+        host's MAC address (see :func:`~ulidkeys.ids.schemes.gregorian_now`)."""
+        return self._encode(_v1_value(*gregorian_now()))
 
 
 _ORDERED_TEXT = re.compile(r"[0-9a-fA-F]{32}")
