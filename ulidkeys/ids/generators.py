@@ -177,7 +177,13 @@ class SnowflakeGenerator:
                     f"({scheme.min_ms} .. {scheme.max_ms})"
                 )
             self._last_ms = ms
-            return self.split.compose(ms, self.node, self._sequence)
+            # compose() without its checks: node, sequence and ms are in range by now.
+            split = self.split
+            return (
+                ((ms - scheme.epoch_ms) << scheme.shift)
+                | (self.node << split.sequence_bits)
+                | self._sequence
+            )
 
     def _wait_for_clock(self, ms: int) -> int:
         behind = self._last_ms - ms
@@ -200,7 +206,7 @@ class SnowflakeGenerator:
 
     def __call__(self) -> str:
         """The next id as canonical (zero-padded) text."""
-        return self.split.scheme.from_int(self.next_int())
+        return self.split.scheme._encode(self.next_int())
 
     def batch(self, n: int) -> list[str]:
         """``n`` ids in increasing order."""

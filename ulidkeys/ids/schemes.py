@@ -261,11 +261,15 @@ class Uuid7Scheme(_UuidScheme):
         """The 74 random bits: rand_a (12 bits) followed by rand_b (62 bits)."""
         return (((value >> 64) & 0xFFF) << 62) | (value & _RAND_B)
 
-    def new(self) -> str:
+    def new_int(self) -> int:
+        """A fresh UUIDv7 as a number (what TypeIDs encode)."""
         random = int.from_bytes(os.urandom(10), "big")
         rand_a, rand_b = random >> 68, random & _RAND_B
         ms = time.time_ns() // 1_000_000
-        return self._encode((ms << 80) | (7 << 76) | (rand_a << 64) | _VARIANT | rand_b)
+        return (ms << 80) | (7 << 76) | (rand_a << 64) | _VARIANT | rand_b
+
+    def new(self) -> str:
+        return self._encode(self.new_int())
 
 
 _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01

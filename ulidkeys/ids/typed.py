@@ -116,7 +116,7 @@ class TypeIdScheme(IntCodedScheme):
         return UUID7._encode(self.to_int(text))
 
     def new(self) -> str:
-        return self._encode(UUID7.to_int(UUID7.new()))
+        return self._encode(UUID7.new_int())
 
 
 def typeid(text: str) -> TypeIdScheme:
