@@ -12,6 +12,7 @@ import boto3
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
+from idsupport import id_at
 from moto import mock_aws
 
 from ulidkeys import errors
@@ -30,19 +31,6 @@ T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 SPAN = 40_000  # ids spread over 40 s, windows anywhere in them (and a bit beyond)
 SCHEMES: list[IdScheme] = [ULID_SCHEME, UUID7, KSUID, TWITTER_SNOWFLAKE, TypeIdScheme("post")]
 _names = itertools.count()
-
-
-def id_at(scheme: IdScheme, ms: int, rng: random.Random) -> str:
-    """An id of ``ms`` with random bits below the time field (a resolution step's first ms)."""
-    step = scheme.resolution_ms
-    low = scheme.to_int(scheme.min_for(ms // step * step))
-    high = scheme.to_int(scheme.max_for(ms // step * step))
-    for _ in range(100):
-        try:
-            return scheme.from_int(rng.randint(low, high))
-        except errors.InvalidId:  # UUID version/variant bits in the drawn middle
-            continue
-    return scheme.min_for(ms // step * step)
 
 
 @pytest.fixture(scope="module")
