@@ -142,13 +142,17 @@ def invert_id(scheme: IdScheme, text: str) -> str:
     """
     require_sortable(scheme)
     ms = scheme.timestamp_ms(text)
-    rest = scheme.to_int(text) - scheme.to_int(scheme.min_for(ms))
     flipped = inverted_time(scheme, ms)
-    inverted = scheme.from_int(scheme.to_int(scheme.min_for(flipped)) + rest)
-    if scheme.timestamp_ms(inverted) != flipped:  # sub-ms ticks of a UUIDv6 at the range's end
+    with_time = getattr(scheme, "with_time", None)  # the built-in schemes know their fields
+    if with_time is not None:
+        inverted: str = with_time(text, flipped)
+    else:  # a time field above every other bit: move it by arithmetic
+        rest = scheme.to_int(text) - scheme.to_int(scheme.min_for(ms))
+        inverted = scheme.from_int(scheme.to_int(scheme.min_for(flipped)) + rest)
+    if scheme.timestamp_ms(inverted) != flipped:
         raise InvalidValue(
             f"id {text} has time {ms} ms, whose inverted time {flipped} ms cannot hold its "
-            f"sub-millisecond part in a {scheme.name} id"
+            f"other bits in a {scheme.name} id"
         )
     return inverted
 
