@@ -99,6 +99,10 @@ def test_splits_check_their_fields() -> None:
         TWITTER_SPLIT.compose(0, 0, 0)  # before Twitter's epoch
     with pytest.raises(errors.InvalidValue, match="sequence_bits=23"):
         SnowflakeSplit(TWITTER_SPLIT.scheme, 23)
+    with pytest.raises(errors.InvalidType, match="must be a SnowflakeScheme, not UlidScheme"):
+        SnowflakeSplit(ULID_SCHEME, 12)  # type: ignore[arg-type]
+    with pytest.raises(errors.InvalidType, match="split=12 must be a SnowflakeSplit"):
+        SnowflakeGenerator(1, 12)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("node", [-1, 1024])

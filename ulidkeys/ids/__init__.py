@@ -2,7 +2,8 @@
 Snowflake/Instagram ids, TypeID and tagged ULIDs; ``inspect`` tells which one a text is.
 
 ``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
-time-sortable one; ``SCHEMES`` holds the built-in time-sortable schemes (ULID first)."""
+time-sortable one; ``SCHEMES`` holds the fixed built-in ones (ULID first), ``UUID_SCHEMES``
+the other UUIDs, ``TAGGED_ULIDS`` the tagged ULIDs; TypeIDs are made per prefix."""
 
 from ulidkeys.ids.generators import (
     INSTAGRAM_SPLIT,

@@ -18,8 +18,10 @@ from typing import Literal
 from ulidkeys.errors import (
     ClockMovedBackwards,
     ForkedGenerator,
+    InvalidType,
     InvalidValue,
     TimeOutOfRange,
+    describe,
     require_count,
     require_int,
 )
@@ -40,7 +42,10 @@ class SnowflakeSplit:
 
     def __post_init__(self) -> None:
         if not isinstance(self.scheme, SnowflakeScheme):
-            raise InvalidValue(f"scheme={self.scheme!r} must be a SnowflakeScheme")
+            raise InvalidType(
+                f"scheme={describe(self.scheme)} must be a SnowflakeScheme, "
+                f"not {type(self.scheme).__name__}"
+            )
         require_count(self.sequence_bits, "sequence_bits", 1, self.scheme.shift)
 
     @property
@@ -120,7 +125,9 @@ class SnowflakeGenerator:
         clock: Callable[[], int] = _wall_ms,
     ) -> None:
         if not isinstance(split, SnowflakeSplit):
-            raise InvalidValue(f"split={split!r} must be a SnowflakeSplit")
+            raise InvalidType(
+                f"split={describe(split)} must be a SnowflakeSplit, not {type(split).__name__}"
+            )
         if on_clock_backwards not in ("raise", "wait"):
             raise InvalidValue(
                 f"on_clock_backwards={on_clock_backwards!r} must be 'raise' or 'wait'"

@@ -38,6 +38,7 @@ from ulidkeys.ids.uuids import (
     UUID5,
     UUID_MAX,
     UUID_NIL,
+    _ordered_ticks,
     _v1_ticks,
     _v6_ticks,
     convert_uuid,
@@ -136,14 +137,14 @@ _FIELDS: dict[str, Callable[[int], dict[str, Field]]] = {
         "version": 1,
         "variant": (v >> 62) & 0b11,
         "uuid1": convert_uuid(UUID1_ORDERED._encode(v), UUID1_ORDERED, UUID1),
-        **_gregorian((v >> 64) & ((1 << 60) - 1), v & ((1 << 64) - 1)),
+        **_gregorian(_ordered_ticks(v), v & ((1 << 64) - 1)),
     },
     "uuid3": lambda v: {**_uuid_fields(v), "hash": _hex(v, 32)},
     "uuid4": lambda v: {**_uuid_fields(v), "random": _hex(UUID4._random_of(v), 31)},
     "uuid5": lambda v: {**_uuid_fields(v), "hash": _hex(v, 32)},
     "uuid-nil": lambda v: {"version": 0},
     "uuid-max": lambda v: {"version": 15},
-    "ksuid": lambda v: {"seconds": v >> 128, "payload": _hex(v & ((1 << 128) - 1), 32)},
+    "ksuid": lambda v: {"timestamp": v >> 128, "payload": _hex(v & ((1 << 128) - 1), 32)},
     "objectid": lambda v: {
         "seconds": v >> 64,
         "random": _hex((v >> 24) & ((1 << 40) - 1), 10),
@@ -159,14 +160,14 @@ def _fields_of(scheme: IdScheme, value: int) -> dict[str, Field]:
     if isinstance(scheme, TypeIdScheme):
         return {"type": scheme.prefix, "uuid": UUID7._encode(value), **_uuid_fields(value)}
     if isinstance(scheme, TaggedUlidScheme):
-        return {"tag": scheme.tag, "ulid": scheme.untag(scheme._encode(value)),
-                **_FIELDS["ulid"](value)}
+        plain = scheme.untag(scheme._encode(value))
+        return {"tag": scheme.tag, "ulid": plain, **_FIELDS["ulid"](value)}
     table = _FIELDS.get(scheme.name)
     return {} if table is None else table(value)
 
 
-def _reading(scheme: IdScheme, text: str, canonical: str | None = None) -> Inspection:
-    canonical = scheme.parse(text) if canonical is None else canonical
+def _reading(scheme: IdScheme, text: str) -> Inspection:
+    canonical = scheme.parse(text)
     value = scheme.to_int(canonical)
     try:
         ms: int | None = scheme.timestamp_ms(canonical)
