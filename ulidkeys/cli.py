@@ -8,17 +8,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, UlidkeysError
+from ulidkeys.ids.inspection import Inspection, inspect
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import human_span, resolution_table
 from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
+from ulidkeys.timeinput import format_ms
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import ULID, batch
 
@@ -32,18 +34,48 @@ def _cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _id_lines(ids: Sequence[str]) -> Iterator[str]:
+    """The ids given, or one per line of stdin for ``-`` or none (blank lines skipped)."""
+    for text in ids or ["-"]:
+        if text != "-":
+            yield text
+            continue
+        for line in sys.stdin:
+            if line.strip():
+                yield line.strip()
+
+
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    described = [ULID.parse(text).as_dict() for text in args.ids]
-    if args.json:
-        print(json.dumps(described if len(described) > 1 else described[0], indent=2))
-        return 0
-    for index, fields in enumerate(described):
-        if index:
+    failed = printed = 0
+    for text in _id_lines(args.ids):
+        try:
+            found = inspect(text, scheme=args.scheme)
+        except UlidkeysError as error:  # report it and go on with the other ids
+            print(f"ulidkeys inspect: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.json:
+            print(json.dumps({"input": text, **found.as_dict()}, sort_keys=True))
+            continue
+        if printed:
             print()
-        width = max(len(name) for name in fields)
-        for name, value in fields.items():
+        printed += 1
+        rows: list[tuple[str, object]] = [
+            ("scheme", found.scheme),
+            ("id", found.id),
+            ("time", "-" if found.timestamp_ms is None else format_ms(found.timestamp_ms)),
+            ("timestamp_ms", "-" if found.timestamp_ms is None else found.timestamp_ms),
+            *found.fields.items(),
+            *(("also", f"{alt.scheme} ({_when(alt)})") for alt in found.alternatives),
+        ]
+        width = max(len(name) for name, _ in rows)
+        for name, value in rows:
             print(f"{name:<{width}}  {value}")
-    return 0
+    return 2 if failed else 0
+
+
+def _when(found: Inspection) -> str:
+    return "no time" if found.timestamp_ms is None else format_ms(found.timestamp_ms)
 
 
 def _cmd_range(args: argparse.Namespace) -> int:
@@ -200,10 +232,17 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--at", help="a time instead of now (ISO-8601 with offset, or epoch ms)")
     new.set_defaults(handler=_cmd_new)
 
-    inspect = commands.add_parser("inspect", help="show the time and other forms of ULIDs")
-    inspect.add_argument("ids", nargs="+", metavar="ULID")
-    inspect.add_argument("--json", action="store_true", help="print JSON")
-    inspect.set_defaults(handler=_cmd_inspect)
+    described = commands.add_parser(
+        "inspect", help="what ids are: scheme, time and fields (ULID, UUID, KSUID, ...)"
+    )
+    described.add_argument(
+        "ids", nargs="*", metavar="ID", help="ids to inspect; '-' or none: one per line of stdin"
+    )
+    described.add_argument("--json", action="store_true", help="print JSON Lines, one per id")
+    described.add_argument(
+        "--scheme", help="read every id as this scheme (e.g. discord-snowflake, typeid)"
+    )
+    described.set_defaults(handler=_cmd_inspect)
 
     window = commands.add_parser("range", help="key bounds of a time window")
     window.add_argument("--since", help="ISO-8601, epoch ms, or 'now'")

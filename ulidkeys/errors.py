@@ -99,6 +99,16 @@ def describe(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+class ClockMovedBackwards(UlidkeysError, RuntimeError):
+    """A Snowflake-style generator saw its clock go back; it raises rather than risk a duplicate
+    (or, configured to wait, the clock stayed behind for longer than it may wait)."""
+
+
+class ForkedGenerator(UlidkeysError, RuntimeError):
+    """A node-numbered generator was used in a forked child without a node of its own: parent
+    and child would issue the same ids. Call ``rebind(node)`` in the child first."""
+
+
 # --- time windows and prefix covers (ulidkeys.timewindow, ulidkeys.prefixcover) ------------
 
 

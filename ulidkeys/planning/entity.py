@@ -23,7 +23,15 @@ from ulidkeys.errors import (
     describe,
     require_count,
 )
-from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
+from ulidkeys.ids.interop import coerce_id
+from ulidkeys.ids.protocol import (
+    IdScheme,
+    invert_id,
+    inverted_time,
+    inverted_window,
+    require_sortable,
+    shard_of,
+)
 from ulidkeys.ids.schemes import ULID_SCHEME
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of
@@ -63,7 +71,9 @@ class Entity:
     queries then fan out over every bucket and shard the window touches. ``numeric_sk=True``
     (with ``sk="{id}"`` and a numeric scheme such as Snowflake ids) stores the sort key as a
     DynamoDB Number. Field values are rejected (never escaped) when empty or when they contain
-    ``separator``.
+    ``separator``. ``newest_first_keys=True`` stores the id in every key with its time inverted
+    (:func:`~ulidkeys.ids.invert_id`), so a plain ascending Query returns the newest first;
+    ``parse`` gives back the original id and windows select by its real time.
     """
 
     def __init__(
@@ -81,6 +91,7 @@ class Entity:
         shards: int | None = None,
         scheme: IdScheme = ULID_SCHEME,
         numeric_sk: bool = False,
+        newest_first_keys: bool = False,
     ) -> None:
         if not isinstance(scheme, IdScheme):
             raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
@@ -121,6 +132,9 @@ class Entity:
         except InvalidValue as error:
             raise InvalidKeyTemplate(f"bucket: {error}") from None
         self.shards = require_count(shards, "shards", 1, optional=True)
+        if not isinstance(newest_first_keys, bool):
+            raise InvalidType(f"newest_first_keys={describe(newest_first_keys)} must be a bool")
+        self.newest_first_keys = newest_first_keys
         self._check_derived_fields()
         self.fields: tuple[str, ...] = tuple(
             dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
@@ -192,7 +206,8 @@ class Entity:
         return found
 
     def __repr__(self) -> str:
-        return f"Entity({self.name}: {self.table.pk}/{self.table.sk}, {self.scheme.name})"
+        order = ", newest-first keys" if self.newest_first_keys else ""
+        return f"Entity({self.name}: {self.table.pk}/{self.table.sk}, {self.scheme.name}{order})"
 
     def scope(self, schema: KeySchema, values: Mapping[str, str]) -> str:
         """What a query of ``schema`` with these field values is over (for cursors)."""
@@ -207,6 +222,7 @@ class Entity:
             schema.pk_attr,
             schema.sk_attr,
             sorted(values.items()),
+            self.newest_first_keys,
         )
 
     def key_attrs(self) -> tuple[str, str]:
@@ -251,29 +267,13 @@ class Entity:
 
     # --- field values ---------------------------------------------------------------------
     def id_text(self, value: object, name: str | None = None) -> str:
-        """The canonical text of an id given as text, a number (numeric schemes) or a ULID."""
+        """The canonical text of an id given as text, a number (numeric schemes) or an id
+        object (``ULID``, ``uuid.UUID``, python-ulid, svix-ksuid, ``bson.ObjectId``)."""
         name = name or self.id_field
-        if isinstance(value, ULID) and self.scheme is ULID_SCHEME:
-            return str(value)
         try:
-            if isinstance(value, str):
-                return self.scheme.parse(value)
-            if (
-                self.scheme.numeric
-                and isinstance(value, (int, Decimal))
-                and not isinstance(value, bool)
-            ):
-                if isinstance(value, Decimal) and (
-                    not value.is_finite() or value != value.to_integral_value()
-                ):
-                    raise InvalidId(f"{value} is not a whole number")
-                return self.scheme.from_int(int(value))
+            return coerce_id(self.scheme, value, name)
         except (InvalidId, InvalidType) as error:
             raise InvalidKeyField(f"field {name}={describe(value)}: {error}") from None
-        raise InvalidKeyField(
-            f"field {name}={describe(value)} must be the text of a {self.scheme.name} id, "
-            f"not {type(value).__name__}"
-        )
 
     def field_value(self, name: str, value: object) -> str:
         """The key text of one field value, validated: non-empty, no separator, id canonical."""
@@ -349,8 +349,25 @@ class Entity:
             raise InvalidKeyField(f"key() needs the item's {self.id_field}=")
         return self._render(self._values(fields, allow_derived=False), [self.table])
 
+    def key_window(self, start_ms: int, end_ms: int) -> tuple[int, int]:
+        """The window of the times *in the keys* holding ``[start, end)``: itself, or the
+        inverted window with ``newest_first_keys``."""
+        if self.newest_first_keys:
+            return inverted_window(self.scheme, start_ms, end_ms)
+        return start_ms, end_ms
+
+    def key_time(self, key_id: str) -> int:
+        """The real time of an id as the keys hold it."""
+        ms = self.scheme.timestamp_ms(key_id)
+        return inverted_time(self.scheme, ms) if self.newest_first_keys else ms
+
+    def to_key_id(self, id_text: str) -> str:
+        """An id as the keys hold it (inverted with ``newest_first_keys``); its own inverse."""
+        return invert_id(self.scheme, id_text) if self.newest_first_keys else id_text
+
     def _render(self, values: dict[str, str], schemas: Iterable[KeySchema]) -> dict[str, Any]:
         self._derive(values)
+        values[self.id_field] = self.to_key_id(values[self.id_field])
         keys: dict[str, Any] = {}
         for schema in schemas:
             missing = [f for f in (*schema.pk.fields, *schema.sk.fields) if f not in values]
@@ -410,6 +427,7 @@ class Entity:
                             f"{values[name]!r} elsewhere"
                         )
         try:
+            values[self.id_field] = self.to_key_id(values[self.id_field])
             self.scheme.timestamp_ms(values[self.id_field])
         except InvalidValue as error:
             raise KeyMismatch(f"{self.name} item: {error}") from None
@@ -425,10 +443,11 @@ class Entity:
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
-        return self.position_of(item_or_id, self.schema(index))[0]
+        return self.to_key_id(self.position_of(item_or_id, self.schema(index))[0])
 
     def position_of(self, after: object, schema: KeySchema) -> Position:
-        """Where ``after=`` (an item, a key, an id) stands in a query of ``schema``.
+        """Where ``after=`` (an item, a key, an id) stands in a query of ``schema`` (its id as
+        the keys hold it).
 
         An item or key resumes past that one sort key (items that share its id but sort later,
         such as ``Doc#{id}#{lang}`` siblings, still follow); a bare id resumes past every key
@@ -445,13 +464,12 @@ class Entity:
                 f"{describe(dict(after))} has no sort key that fits {self.name}'s "
                 "templates; pass an item of the entity, its key or its id"
             )
-        if isinstance(after, (str, ULID)) or (
-            self.scheme.numeric and isinstance(after, (int, Decimal))
-        ):
-            return self.id_text(after), PAST_ALL_KEYS
-        raise InvalidKeyField(
-            f"after={describe(after)} is not an item, a key or an id of {self.name}"
-        )
+        try:
+            return self.to_key_id(self.id_text(after, "after")), PAST_ALL_KEYS
+        except InvalidKeyField:
+            raise InvalidKeyField(
+                f"after={describe(after)} is not an item, a key or an id of {self.name}"
+            ) from None
 
     # --- queries --------------------------------------------------------------------------
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:

@@ -135,6 +135,7 @@ def _ordered_call(
     the whole window is one contiguous key range and one chain lists it.
     """
     scheme = layout.scheme
+    start, end = layout.key_window(start, end)  # newest-first keys hold inverted times
     lo_id, hi_id = id_range(scheme, start, end)
     if lo_id >= hi_id:
         return None  # no id of the scheme has its time in the window

@@ -96,7 +96,7 @@ def _locator(entity: Entity, schema: KeySchema) -> Any:
     """The plan's reading of a returned sort key: the id, its time, the key as text."""
     match, timestamp, sort_key_text = (
         schema.sk.match,
-        entity.scheme.timestamp_ms,
+        entity.key_time if entity.newest_first_keys else entity.scheme.timestamp_ms,
         entity.sort_key_text,
     )
     id_field = entity.id_field
@@ -138,9 +138,14 @@ def plan_query(
     """The calls for ``entity``'s items whose id time is in ``[start_ms, end_ms)``.
 
     ``after`` (an item, key or id seen last) or ``cursor`` resumes just past it in result
-    order. A bucketed entity visits only the buckets the window touches.
+    order. A bucketed entity visits only the buckets the window touches. With
+    ``newest_first_keys`` the keys run backwards in time, so newest first is an ascending
+    Query and the plan's own order (``Plan.newest_first``: the order of the keys) is the
+    opposite of ``newest_first``.
     """
     require_count(limit, "limit", 0, optional=True)
+    later_buckets_first = newest_first
+    newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
     if after is not None and cursor is not None:
         raise InvalidQuery("pass after= or cursor=, not both")
     schema = entity.schema(index)
@@ -171,7 +176,7 @@ def plan_query(
             return prefix + id_text
         return top if id_text == ceiling else scheme.to_int(id_text)
 
-    lo, hi = (bound(i) for i in id_range(scheme, start_ms, end_ms))
+    lo, hi = (bound(i) for i in id_range(scheme, *entity.key_window(start_ms, end_ms)))
     if position is not None:
         lo, hi = _past(position, lo, hi, newest_first, schema, entity, prefix)
 
@@ -180,7 +185,7 @@ def plan_query(
         assert entity.period is not None
         spans = []
         for first, following in entity.period.spans(start_ms, end_ms):
-            first_id, next_id = id_range(scheme, first, following)
+            first_id, next_id = id_range(scheme, *entity.key_window(first, following))
             spans.append(
                 (entity.period.label(first), max(lo, bound(first_id)), min(hi, bound(next_id)))
             )
@@ -219,7 +224,7 @@ def plan_query(
                 )
             )
         groups.append(tuple(group))
-    if newest_first:
+    if later_buckets_first:
         groups.reverse()
     return Plan(
         groups=tuple(groups),
@@ -227,7 +232,8 @@ def plan_query(
         end_ms=end_ms,
         locate=_locator(entity, schema),
         scope=scope,
-        title=f"{entity.name} ({schema.label})",
+        title=f"{entity.name} ({schema.label}"
+        + (", newest-first keys)" if entity.newest_first_keys else ")"),
         newest_first=newest_first,
         limit=limit,
         after=position,
@@ -273,7 +279,7 @@ def _is_position_of(
     try:
         if scheme.parse(id_text) != id_text:
             return False
-        ms = scheme.timestamp_ms(id_text)
+        ms = entity.key_time(id_text)  # the real time, also of an inverted (newest-first) key
     except (InvalidValue, InvalidType):
         return False
     if not start_ms <= ms < end_ms:

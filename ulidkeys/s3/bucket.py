@@ -191,6 +191,10 @@ class Bucket:
         if n == 0:  # like a DynamoDB limit of 0: no call at all
             return Results(lambda stats: iter(()), lambda position: "")
         start, end = resolve_window(since, until, cursor)
+        if self.layout.newest_first and not self.directory:
+            # The keys list newest first already: the n newest are the window's first n.
+            plan = plan_window(self.layout, start, end, cursor=cursor, limit=n)
+            return self.run(plan, max_workers=max_workers)
         before = resume_position(self.layout, start, end, True, None, cursor)
         top = end
         if before is not None:
