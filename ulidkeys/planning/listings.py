@@ -26,7 +26,9 @@ class ListCall:
     """One ListObjectsV2 call chain: a first call, then ContinuationToken pages.
 
     ``ordered`` chains (general-purpose buckets) stop at the first key ``>= stop_at``;
-    unordered ones (directory buckets) are read to the end, filtered and sorted.
+    unordered ones (directory buckets) are read to the end, filtered and sorted. S3 has no end
+    key, so a first page larger than the chain's keys also carries keys past ``stop_at``;
+    ``first_keys`` sizes the first page when the caller can tell how many keys to expect.
     """
 
     prefix: str
@@ -35,10 +37,12 @@ class ListCall:
     ordered: bool = True
     delimiter: str | None = None
     max_keys: int = MAX_KEYS
+    first_keys: int | None = None
 
     def request(self, bucket: str, token: str | None = None) -> dict[str, Any]:
         """The keyword arguments of ``client.list_objects_v2`` for the first or a later page."""
-        kwargs: dict[str, Any] = {"Bucket": bucket, "MaxKeys": self.max_keys}
+        size = self.first_keys if token is None and self.first_keys else self.max_keys
+        kwargs: dict[str, Any] = {"Bucket": bucket, "MaxKeys": size}
         if self.prefix:
             kwargs["Prefix"] = self.prefix
         if self.delimiter is not None:
@@ -56,7 +60,10 @@ class ListCall:
             args.append(f"StartAfter={self.start_after!r}")
         if self.delimiter is not None:
             args.append(f"Delimiter={self.delimiter!r}")
-        args.append(f"MaxKeys={self.max_keys}")
+        if self.first_keys:
+            args.append(f"MaxKeys={self.first_keys} (then {self.max_keys})")
+        else:
+            args.append(f"MaxKeys={self.max_keys}")
         if not self.ordered:
             end = "read every page (unordered), keep keys in the window, sort"
         elif self.stop_at is None:
@@ -224,6 +231,7 @@ def plan_window(
     limit: int | None = None,
     before: Position | None = None,
     title: str | None = None,
+    first_keys: int | None = None,
 ) -> Plan[ListCall]:
     """The plan listing exactly the keys of ``layout`` whose id time is in ``[start, end)``.
 
@@ -231,9 +239,11 @@ def plan_window(
     ``directory_bucket`` plans for S3 Express buckets (unordered, no StartAfter, '/'-ending
     prefixes only; one folder time per group, so memory holds one folder per shard at a time).
     ``newest_first`` is for directory buckets only (a general bucket lists forwards: see
-    ``Bucket.latest``). ``max_keys`` (1..1000) is the page size of every call.
+    ``Bucket.latest``). ``max_keys`` (1..1000) is the page size of every call;
+    ``first_keys`` (1..1000), if given, that of each ordered chain's first call.
     """
     require_count(max_keys, "max_keys", 1, MAX_KEYS)
+    require_count(first_keys, "first_keys", 1, MAX_KEYS, optional=True)
     require_count(limit, "limit", 0, optional=True)
     if newest_first and not directory_bucket:
         raise InvalidValue(
@@ -274,7 +284,9 @@ def plan_window(
                 for shard in layout.shard_numbers()
             ]
             chains = tuple(
-                ListCall(c.prefix, c.start_after, c.stop_at, max_keys=max_keys)
+                ListCall(
+                    c.prefix, c.start_after, c.stop_at, max_keys=max_keys, first_keys=first_keys
+                )
                 for c in calls
                 if c is not None
             )

@@ -7,11 +7,13 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ulidkeys.consuming import Consumable
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, describe, require_count
 from ulidkeys.execution import (
     Ordered,
@@ -36,6 +38,11 @@ from ulidkeys.planning.partitions import DAY_MS, Period
 from ulidkeys.planning.plans import Cursor, Plan, Position, resolve_window
 from ulidkeys.s3.writing import PresignedUpload, presigned_post, presigned_put, put_new
 from ulidkeys.timeinput import TimeInput, ms_to_datetime
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ulidkeys.ids.protocol import IdScheme
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
@@ -85,6 +92,20 @@ class ListingSource:
         return Page(entries, next_token, len(contents) + len(folders))
 
 
+def first_page(expected: tuple[int, float] | None, shards: int) -> int | None:
+    """The first page of a consumer's chain: the keys it already knows in the overlap, the new
+    ones expected, and three standard deviations of that (arrivals vary like a Poisson count).
+
+    S3 takes no end key, so a 1,000-key page would also carry the settle zone and whatever
+    follows it, transferred for nothing; a page sized to the window keeps most of those out,
+    and the margin keeps a second call rare.
+    """
+    if expected is None:
+        return None
+    known, new = expected[0] / shards, expected[1] / shards
+    return min(MAX_KEYS, math.ceil(known + new + 3 * math.sqrt(new)) + 8)
+
+
 def _first(entry: tuple[str, Obj]) -> str:
     return entry[0]
 
@@ -102,12 +123,13 @@ class PeriodFolder:
         return ms_to_datetime(self.start_ms)
 
 
-class Bucket:
+class Bucket(Consumable):
     """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
 
     ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
     windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
-    keys (:meth:`put_new`, presigned uploads). Directory buckets (names ending ``--x-s3``)
+    keys (:meth:`put_new`, presigned uploads), and consumes what is new since a checkpoint
+    (:meth:`consume`). Directory buckets (names ending ``--x-s3``)
     are detected by name; pass ``directory=`` to say so explicitly.
     """
 
@@ -173,6 +195,29 @@ class Bucket:
     def run(self, plan: Plan[ListCall], *, max_workers: int = 8) -> Results[Obj]:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
         return run(plan, self.source, max_workers=max_workers)
+
+    # --- what is new since the last run (Consumable.consume) -------------------------------
+    def consumed(
+        self, listing: dict[str, object]
+    ) -> tuple[
+        Callable[[int, int, tuple[int, float] | None], Plan[ListCall]], ListingSource, IdScheme
+    ]:
+        if listing:
+            raise InvalidValue(
+                f"Bucket.consume() takes no {', '.join(sorted(listing))}=; the layout names "
+                "what is listed"
+            )
+
+        def plan_for(start: int, end: int, expected: tuple[int, float] | None) -> Plan[ListCall]:
+            return plan_window(
+                self.layout,
+                start,
+                end,
+                directory_bucket=self.directory,
+                first_keys=first_page(expected, len(self.layout.shard_numbers())),
+            )
+
+        return plan_for, self.source, self.layout.scheme
 
     # --- the newest objects ---------------------------------------------------------------
     def latest(
