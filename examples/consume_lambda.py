@@ -44,7 +44,7 @@ def handler(
             processed += 1
             remaining = getattr(context, "get_remaining_time_in_millis", None)
             if remaining is not None and remaining() < RESERVE_MS:
-                break  # commit below keeps these; the watermark waits for the rest
+                break  # the commit below stores these; the next invocation takes the rest
     checkpoint = run.commit()
     return {
         "processed": processed,

@@ -180,8 +180,8 @@ def _clock(now: Callable[[], TimeInput] | None) -> int:
 class Consumption(Generic[Item]):
     """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
 
-    ``.checkpoint`` is the checkpoint after the items yielded so far (the watermark moves only
-    once the run is exhausted); ``.window`` the listed ``[start, end)``; ``.stats`` what it cost.
+    ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
+    ``[start, end)``; ``.stats`` what it cost.
     Not committing is safe: the next run from the stored checkpoint yields the same items again.
     """
 
@@ -203,6 +203,7 @@ class Consumption(Generic[Item]):
         self._sequence = 0 if base is None else base.sequence
         self._seen = frozenset() if base is None else base.delivered
         self._delivered: list[str] = []
+        self._reached: int | None = None  # the id time of the last item yielded
         self._finished = False
         self._items = items(self.stats)
 
@@ -224,9 +225,11 @@ class Consumption(Generic[Item]):
                 if self._on_late is not None:
                     self._on_late(LateArrival(position, ms, depth, window.overlap_ms))
             self._delivered.append(key)
+            self._reached = ms
             stats.returned += 1
             return item  # type: ignore[no-any-return]
         self._finished = True
+        self._reached = self.window.end_ms
         raise StopIteration
 
     @property
@@ -236,13 +239,14 @@ class Consumption(Generic[Item]):
 
     @property
     def checkpoint(self) -> Checkpoint:
-        """The checkpoint to store after the items yielded so far."""
+        """The checkpoint to store after the items yielded so far: the watermark moves to the
+        window's end once the run is exhausted, else to the id time of the last item yielded."""
         moved = advance(
             self._base,
             self._scope,
             self.window,
             self._delivered,
-            self._finished,
+            self._reached,
             _ms_reader(self._scheme),
         )
         return dataclasses.replace(moved, sequence=self._sequence + 1)

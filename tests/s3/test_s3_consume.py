@@ -13,17 +13,20 @@ import boto3
 import pytest
 from consumesim import MINUTE, Clock, Schedule, Write, writes
 from moto import mock_aws
-from s3support import T0, fill_bucket, new_bucket
+from s3support import T0, Recorder, fill_bucket, new_bucket
 
 from ulidkeys.errors import CheckpointConflict, InvalidCheckpoint, InvalidType, InvalidValue
 from ulidkeys.planning.checkpoints import FORMAT, Checkpoint
+from ulidkeys.planning.listings import MIN_TAIL_KEYS
 from ulidkeys.s3 import (
     Bucket,
     FileStore,
     KeyLayout,
     LateArrival,
+    ListCall,
     MemoryStore,
     S3CheckpointStore,
+    plan_window,
 )
 
 SETTLE, OVERLAP = 30_000, 60_000
@@ -232,3 +235,64 @@ def test_bad_consume_arguments_name_the_input(s3: Any, tmp_path: Path) -> None:
         bucket.consume(MemoryStore(), since=SINCE, org="acme")
     with pytest.raises(InvalidType, match="store="):
         bucket.consume(str(tmp_path), since=SINCE)  # type: ignore[arg-type]
+
+
+def test_pages_are_sized_to_the_window_from_the_checkpoint(s3: Any) -> None:
+    made = writes(9, T0, T0 + 6 * MINUTE, 1_200, skew_ms=0, delay_ms=0)
+    bucket, schedule = setup(s3, made)
+    recorder = Recorder(s3)
+    bucket = Bucket(recorder, bucket.name, LAYOUT)  # type: ignore[arg-type]
+    store = MemoryStore()
+    runs = []
+    for minute in (2, 3, 4):
+        schedule.advance_to(T0 + minute * MINUTE)
+        run = bucket.consume(store, since=SINCE, now=schedule.clock)
+        list(run)
+        run.commit()
+        runs.append(run.stats)
+    first_run = recorder.requests[:4]
+    assert all(r["MaxKeys"] == 1000 for r in first_run)  # nothing to estimate from yet
+    later = recorder.requests[4:]
+    assert len(later) == 8 and all(r["MaxKeys"] < 200 for r in later)  # one call per shard
+    # ~50 keys a shard are expected (25 s of overlap zone known, 30 s new at 200/min)
+    assert runs[-1].read - runs[-1].returned - runs[-1].repeated < runs[0].read // 2
+
+
+def test_list_call_pages_ask_for_what_is_still_expected() -> None:
+    call = ListCall("uploads/", expected_keys=2_350)
+    assert [call.page_size(read) for read in (0, 1000, 2000, 2300, 5000)] == [
+        1000,
+        1000,
+        350,
+        MIN_TAIL_KEYS,
+        MIN_TAIL_KEYS,
+    ]
+    assert ListCall("uploads/").page_size(5000) == 1000
+    assert "~2350 keys expected" in call.explain()
+    with pytest.raises(InvalidValue, match="expected_keys"):
+        plan_window(LAYOUT, T0, T0 + MINUTE, expected_keys=0)
+
+
+def test_a_backlog_taken_in_small_committed_steps_keeps_the_checkpoint_small(s3: Any) -> None:
+    # 30 minutes of uploads, then a consumer that may process only 150 objects a run.
+    made = writes(10, T0, T0 + 30 * MINUTE, 1_500, skew_ms=0, delay_ms=0)
+    bucket, schedule = setup(s3, made)
+    schedule.advance_to(T0 + 31 * MINUTE)
+    store = MemoryStore()
+    delivered: list[str] = []
+    watermarks = []
+    while True:
+        run = bucket.consume(store, since=SINCE, now=schedule.clock)
+        with run:
+            # range first: zip must not pull a 151st object it would then drop (an object
+            # counts as delivered once it has been yielded)
+            step = [obj["Key"] for _, obj in zip(range(150), run, strict=False)]
+        if not step:
+            break
+        checkpoint = run.commit()
+        delivered += step
+        watermarks.append(checkpoint.watermark_ms)
+        # only the ids of one overlap (60 s at ~50 keys a minute) are remembered
+        assert len(checkpoint.delivered) <= 150
+    assert sorted(delivered) == sorted(LAYOUT.key_for(w.id) for w in made)
+    assert len(delivered) == len(made) and watermarks == sorted(watermarks)

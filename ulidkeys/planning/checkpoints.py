@@ -6,6 +6,7 @@ Pure (no I/O): the JSON form and its refusals, and the window arithmetic of one 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -17,7 +18,15 @@ from ulidkeys.timeinput import format_ms
 #: The JSON format this ulidkeys writes and the newest it reads.
 FORMAT = 1
 _MARK = "ulidkeys_checkpoint"
-_FIELDS = {_MARK, "scope", "watermark_ms", "floor_ms", "sequence", "delivered"}
+_FIELDS = {_MARK, "scope", "watermark_ms", "floor_ms", "sequence", "delivered", "check"}
+
+
+def _checksum(body: dict[str, object]) -> str:
+    """A digest of every field but ``check``: a digit changed in storage (valid JSON, wrong
+    watermark) is refused like any other damage, never resumed somewhere else."""
+    fields = {name: value for name, value in body.items() if name != "check"}
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 def delivery_key(position: Position) -> str:
@@ -60,6 +69,7 @@ class Checkpoint:
             "sequence": self.sequence,
             "delivered": sorted(self.delivered),
         }
+        body["check"] = _checksum(body)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -99,6 +109,11 @@ class Checkpoint:
             raise InvalidCheckpoint(
                 f"{source} is damaged: it needs exactly the fields {sorted(_FIELDS)}, ints for "
                 "the times and sequence (floor_ms <= watermark_ms) and a list of ids"
+            )
+        if body["check"] != _checksum(body):
+            raise InvalidCheckpoint(
+                f"{source} does not match its checksum: it was changed or damaged in storage "
+                "(to start over, delete it and pass since=)"
             )
         return cls(
             body["scope"],
@@ -182,20 +197,23 @@ def advance(
     scope: str,
     window: RunWindow,
     delivered: Iterable[str],
-    finished: bool,
+    reached_ms: int | None,
     ms_of: Callable[[str], int],
 ) -> Checkpoint:
-    """The checkpoint after a run delivered ``delivered`` (all of the window if ``finished``).
+    """The checkpoint after a run delivered ``delivered``, every item of its window with an id
+    time below ``reached_ms`` among them (the window's end once the run is exhausted).
 
-    A finished run moves the watermark to the window's end and forgets what lies more than the
-    overlap below it; an unfinished one keeps the watermark and adds what it delivered.
+    Runs yield in id order, so a run stopped part-way has still delivered everything below
+    the time of the last item it yielded: the watermark moves there (never back), and ids
+    more than the overlap below it are forgotten. A backlog taken in small committed steps
+    thus keeps a small checkpoint and never re-reads what it already passed.
     """
     old = frozenset() if checkpoint is None else checkpoint.delivered
     floor = window.start_ms if checkpoint is None else checkpoint.floor_ms
     watermark = window.watermark_ms
     keys = old.union(delivered)
-    if finished:
-        watermark = window.end_ms
+    if reached_ms is not None and reached_ms > watermark:
+        watermark = min(reached_ms, window.end_ms)
         floor = max(floor, watermark - window.overlap_ms)
         keys = frozenset(key for key in keys if ms_of(key) >= floor)
     sequence = 0 if checkpoint is None else checkpoint.sequence

@@ -66,8 +66,10 @@ class ListingSource:
         self.client, self.bucket = client, bucket
 
     def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
+        # The chain's token is S3's token and the keys read so far (which size the next page).
+        s3_token, done = (None, 0) if token is None else token
         response: Mapping[str, Any] = self.client.list_objects_v2(
-            **call.request(self.bucket, token)
+            **call.request(self.bucket, s3_token, done)
         )
         truncated = response.get("IsTruncated")
         if not isinstance(truncated, bool):
@@ -89,21 +91,23 @@ class ListingSource:
         if folders:
             entries += [(entry["Prefix"], entry) for entry in folders]
             entries.sort(key=_first)  # S3 interleaves the two lists in key order
-        return Page(entries, next_token, len(contents) + len(folders))
+        read = len(contents) + len(folders)
+        return Page(entries, None if next_token is None else (next_token, done + read), read)
 
 
-def first_page(expected: tuple[int, float] | None, shards: int) -> int | None:
-    """The first page of a consumer's chain: the keys it already knows in the overlap, the new
-    ones expected, and three standard deviations of that (arrivals vary like a Poisson count).
+def chain_keys(expected: tuple[int, float] | None, shards: int) -> int | None:
+    """The keys a consumer's chain is expected to read: those it already knows in the overlap,
+    the new ones expected, and three standard deviations of those (arrivals vary like a
+    Poisson count).
 
-    S3 takes no end key, so a 1,000-key page would also carry the settle zone and whatever
-    follows it, transferred for nothing; a page sized to the window keeps most of those out,
-    and the margin keeps a second call rare.
+    S3 takes no end key, so 1,000-key pages would also carry the settle zone and whatever
+    follows it, transferred for nothing; pages sized to the window keep most of those out, and
+    the margin keeps an extra call rare.
     """
     if expected is None:
         return None
     known, new = expected[0] / shards, expected[1] / shards
-    return min(MAX_KEYS, math.ceil(known + new + 3 * math.sqrt(new)) + 8)
+    return math.ceil(known + new + 3 * math.sqrt(new)) + 8
 
 
 def _first(entry: tuple[str, Obj]) -> str:
@@ -214,7 +218,7 @@ class Bucket(Consumable):
                 start,
                 end,
                 directory_bucket=self.directory,
-                first_keys=first_page(expected, len(self.layout.shard_numbers())),
+                expected_keys=chain_keys(expected, len(self.layout.shard_numbers())),
             )
 
         return plan_for, self.source, self.layout.scheme
