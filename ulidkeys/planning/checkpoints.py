@@ -51,6 +51,11 @@ class Checkpoint:
     delivered), so re-listing from ``floor_ms`` on never delivers one twice. ``scope`` names the
     listing (layout or entity and fields); ``sequence`` counts commits (stores use it as the
     version a conditional write expects).
+
+    One watermark serves every shard and time partition, exactly: a run lists all of them over
+    the same window and yields their merge in id order, so when it stops, every item of every
+    shard below the last id time yielded has been yielded. Per-shard watermarks would only
+    matter if shards advanced separately, which this merge never does.
     """
 
     scope: str
