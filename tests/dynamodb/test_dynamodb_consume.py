@@ -67,9 +67,15 @@ def test_every_item_exactly_once_with_skew_slow_writes_and_late_ones(table: Any)
     assert late and all(event.depth_ms <= event.overlap_ms for event in late)
 
 
-def test_racing_consumers_on_a_dynamodb_checkpoint_one_wins(table: Any) -> None:
+@pytest.mark.parametrize("form", ["resource client", "plain client"])
+def test_racing_consumers_on_a_dynamodb_checkpoint_one_wins(table: Any, form: str) -> None:
     posts, schedule = setup(table, writes(12, T0, T0 + 4 * MINUTE, 200))
-    store = DynamoCheckpointStore(table.meta.client, CHECKPOINT_KEY, table_name="app")
+    client = (
+        table.meta.client
+        if form == "resource client"
+        else boto3.client("dynamodb", region_name="us-east-1")
+    )
+    store = DynamoCheckpointStore(client, CHECKPOINT_KEY, table_name="app")
     for minutes in (2, 5):  # the first commit (item absent), then a later one
         schedule.advance_to(T0 + minutes * MINUTE)
         a = posts.consume(store, since=SINCE, now=schedule.clock, org="acme")
