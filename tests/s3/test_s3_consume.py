@@ -17,7 +17,7 @@ from s3support import T0, FakeDirectoryBucket, Recorder, fill_bucket, new_bucket
 
 from ulidkeys.errors import CheckpointConflict, InvalidCheckpoint, InvalidType, InvalidValue
 from ulidkeys.planning.checkpoints import FORMAT, Checkpoint
-from ulidkeys.planning.listings import MIN_TAIL_KEYS
+from ulidkeys.planning.listings import MIN_TAIL_KEYS, chain_keys
 from ulidkeys.s3 import (
     Bucket,
     FileStore,
@@ -268,6 +268,9 @@ def test_list_call_pages_ask_for_what_is_still_expected() -> None:
         MIN_TAIL_KEYS,
     ]
     assert ListCall("uploads/").page_size(5000) == 1000
+    # a shard's share of the known overlap ids and of the new ones, plus 3 sigma of the new
+    assert chain_keys((400, 400.0), 4) == 100 + 100 + 30 + 8
+    assert chain_keys(None, 4) is None
     assert "~2350 keys expected" in call.explain()
     with pytest.raises(InvalidValue, match="expected_keys"):
         plan_window(LAYOUT, T0, T0 + MINUTE, expected_keys=0)

@@ -7,6 +7,7 @@ executor runs it through the S3 adapter.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +80,21 @@ class ListCall:
         else:
             end = f"stop at the first key >= {self.stop_at!r}"
         return f"ListObjectsV2 {' '.join(args)}; {end}"
+
+
+def chain_keys(expected: tuple[int, float] | None, shards: int) -> int | None:
+    """The keys a consumer's chain is expected to read: those it already knows in the overlap,
+    the new ones expected, and three standard deviations of those (arrivals vary like a
+    Poisson count).
+
+    S3 takes no end key, so 1,000-key pages would also carry the settle zone and whatever
+    follows it, transferred for nothing; pages sized to the window keep most of those out, and
+    the margin keeps an extra call rare.
+    """
+    if expected is None:
+        return None
+    known, new = expected[0] / shards, expected[1] / shards
+    return math.ceil(known + new + 3 * math.sqrt(new)) + 8
 
 
 def common_prefix(a: str, b: str) -> str:

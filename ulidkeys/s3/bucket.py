@@ -7,7 +7,6 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +28,7 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
     MAX_KEYS,
     ListCall,
+    chain_keys,
     layout_scope,
     plan_folders,
     plan_window,
@@ -42,10 +42,9 @@ from ulidkeys.timeinput import TimeInput, ms_to_datetime
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ulidkeys.ids.protocol import IdScheme
-
-if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
+
+    from ulidkeys.ids.protocol import IdScheme
 
 Obj = dict[str, Any]
 
@@ -95,21 +94,6 @@ class ListingSource:
         return Page(entries, None if next_token is None else (next_token, done + read), read)
 
 
-def chain_keys(expected: tuple[int, float] | None, shards: int) -> int | None:
-    """The keys a consumer's chain is expected to read: those it already knows in the overlap,
-    the new ones expected, and three standard deviations of those (arrivals vary like a
-    Poisson count).
-
-    S3 takes no end key, so 1,000-key pages would also carry the settle zone and whatever
-    follows it, transferred for nothing; pages sized to the window keep most of those out, and
-    the margin keeps an extra call rare.
-    """
-    if expected is None:
-        return None
-    known, new = expected[0] / shards, expected[1] / shards
-    return math.ceil(known + new + 3 * math.sqrt(new)) + 8
-
-
 def _first(entry: tuple[str, Obj]) -> str:
     return entry[0]
 
@@ -133,8 +117,8 @@ class Bucket(Consumable):
     ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
     windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
     keys (:meth:`put_new`, presigned uploads), and consumes what is new since a checkpoint
-    (:meth:`consume`). Directory buckets (names ending ``--x-s3``)
-    are detected by name; pass ``directory=`` to say so explicitly.
+    (:meth:`consume`). Directory buckets (names ending ``--x-s3``) are detected by name; pass
+    ``directory=`` to say so explicitly.
     """
 
     def __init__(
