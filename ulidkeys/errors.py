@@ -127,6 +127,10 @@ class InvalidCursor(InvalidValue):
     """A resume cursor that is not one, or belongs to another window, layout or direction."""
 
 
+class InvalidCheckpoint(InvalidValue):
+    """A consumer checkpoint that is damaged, of a newer format, or of another listing."""
+
+
 # --- failures S3 or DynamoDB reported, or that their answers showed ------------------------
 
 
@@ -144,6 +148,14 @@ class UnexpectedResponse(ServiceError):
 
 class WriteConflict(ServiceError):
     """A conditional write found the key taken; nothing stored was overwritten."""
+
+
+class CheckpointConflict(WriteConflict):
+    """Another consumer committed the checkpoint since this one loaded it; nothing was stored.
+
+    The losing run's items may also have gone to the winner (at-least-once); its commit is
+    refused, so later runs continue from the winner's checkpoint and deliver nothing twice.
+    """
 
 
 class UnsupportedClient(InvalidType):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ulidkeys.consuming import Consumable
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, describe, require_count
 from ulidkeys.execution import (
     Ordered,
@@ -27,6 +28,7 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
     MAX_KEYS,
     ListCall,
+    chain_keys,
     layout_scope,
     plan_folders,
     plan_window,
@@ -38,7 +40,11 @@ from ulidkeys.s3.writing import PresignedUpload, presigned_post, presigned_put, 
 from ulidkeys.timeinput import TimeInput, ms_to_datetime
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from types_boto3_s3 import S3Client
+
+    from ulidkeys.ids.protocol import IdScheme
 
 Obj = dict[str, Any]
 
@@ -59,8 +65,10 @@ class ListingSource:
         self.client, self.bucket = client, bucket
 
     def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
+        # The chain's token is S3's token and the keys read so far (which size the next page).
+        s3_token, done = (None, 0) if token is None else token
         response: Mapping[str, Any] = self.client.list_objects_v2(
-            **call.request(self.bucket, token)
+            **call.request(self.bucket, s3_token, done)
         )
         truncated = response.get("IsTruncated")
         if not isinstance(truncated, bool):
@@ -82,7 +90,8 @@ class ListingSource:
         if folders:
             entries += [(entry["Prefix"], entry) for entry in folders]
             entries.sort(key=_first)  # S3 interleaves the two lists in key order
-        return Page(entries, next_token, len(contents) + len(folders))
+        read = len(contents) + len(folders)
+        return Page(entries, None if next_token is None else (next_token, done + read), read)
 
 
 def _first(entry: tuple[str, Obj]) -> str:
@@ -102,13 +111,14 @@ class PeriodFolder:
         return ms_to_datetime(self.start_ms)
 
 
-class Bucket:
+class Bucket(Consumable):
     """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
 
     ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
     windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
-    keys (:meth:`put_new`, presigned uploads). Directory buckets (names ending ``--x-s3``)
-    are detected by name; pass ``directory=`` to say so explicitly.
+    keys (:meth:`put_new`, presigned uploads), and consumes what is new since a checkpoint
+    (:meth:`consume`). Directory buckets (names ending ``--x-s3``) are detected by name; pass
+    ``directory=`` to say so explicitly.
     """
 
     def __init__(
@@ -173,6 +183,29 @@ class Bucket:
     def run(self, plan: Plan[ListCall], *, max_workers: int = 8) -> Results[Obj]:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
         return run(plan, self.source, max_workers=max_workers)
+
+    # --- what is new since the last run (Consumable.consume) -------------------------------
+    def consumed(
+        self, listing: dict[str, object]
+    ) -> tuple[
+        Callable[[int, int, tuple[int, float] | None], Plan[ListCall]], ListingSource, IdScheme
+    ]:
+        if listing:
+            raise InvalidValue(
+                f"Bucket.consume() takes no {', '.join(sorted(listing))}=; the layout names "
+                "what is listed"
+            )
+
+        def plan_for(start: int, end: int, expected: tuple[int, float] | None) -> Plan[ListCall]:
+            return plan_window(
+                self.layout,
+                start,
+                end,
+                directory_bucket=self.directory,
+                expected_keys=chain_keys(expected, len(self.layout.shard_numbers())),
+            )
+
+        return plan_for, self.source, self.layout.scheme
 
     # --- the newest objects ---------------------------------------------------------------
     def latest(
