@@ -93,6 +93,19 @@ def aws_error(error: BaseException) -> tuple[str | None, int | None]:
     return (code if isinstance(code, str) else None), (status if isinstance(status, int) else None)
 
 
+def retried(error: BaseException) -> bool:
+    """Whether botocore sent the request that ended in ``error`` more than once.
+
+    Only then can a conditional write have met its own earlier attempt (the write landed, its
+    reply was lost): botocore records the retries in the error's ``ResponseMetadata``.
+    """
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return False
+    attempts = response.get("ResponseMetadata", {}).get("RetryAttempts")
+    return isinstance(attempts, int) and attempts > 0
+
+
 def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
     text = repr(value)

@@ -1,23 +1,35 @@
 """Writes that never overwrite or lose an item: ``put_new`` and a retrying batch writer.
 
-``put_new`` puts with ``attribute_not_exists`` on the partition key, so an existing item is
-kept and :class:`~ulidkeys.errors.ItemAlreadyExists` raised. :class:`BatchWriter` sends 25
-requests per ``BatchWriteItem`` and re-sends ``UnprocessedItems`` with backoff until none are left.
+``put_new`` puts with ``attribute_not_exists`` on the partition key and a per-call token, so an
+existing item is kept (ItemAlreadyExists) unless it is the call's own write. :class:`BatchWriter`
+sends 25 requests per ``BatchWriteItem`` and re-sends ``UnprocessedItems`` until none are left.
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
 from ulidkeys.dynamodb.clients import Target
-from ulidkeys.errors import ItemAlreadyExists, UnprocessedItemsLeft, aws_error, describe
+from ulidkeys.errors import (
+    InvalidKeyField,
+    ItemAlreadyExists,
+    UnprocessedItemsLeft,
+    aws_error,
+    describe,
+    retried,
+)
 
 #: Most requests one ``BatchWriteItem`` call takes.
 BATCH_SIZE = 25
+
+#: The attribute ``put_new`` stores with every item: a random token per call, so that after a
+#: lost reply the item found under the key is known to be this call's own write.
+TOKEN_ATTRIBUTE = "ulidkeys_put_token"
 
 _jitter = random.SystemRandom()
 
@@ -27,15 +39,23 @@ def put_new(
 ) -> dict[str, Any]:
     """Put ``item`` (plain Python values) unless an item with its primary key exists.
 
-    Returns the item as written. On an existing key raises ItemAlreadyExists (carrying the
-    key); the stored item is left as it was.
+    Returns the item as written: ``item`` plus :data:`TOKEN_ATTRIBUTE`, a random token of
+    this call. Idempotent across botocore's retries: when a retried put fails its condition on
+    an item holding this call's token (the first put landed, its reply was lost), one
+    consistent GetItem shows it and the write counts as done. Any other existing item raises
+    ItemAlreadyExists (carrying the key); the stored item is left as it was.
     """
+    if TOKEN_ATTRIBUTE in item:
+        raise InvalidKeyField(
+            f"item has the attribute {TOKEN_ATTRIBUTE!r}, which put_new sets itself; leave it out"
+        )
     name = target.table_name
     pk_attr = key_attrs[0]
+    written = {**item, TOKEN_ATTRIBUTE: secrets.token_hex(16)}
     try:
         target.client.put_item(
             TableName=name,
-            Item=target.item(item),
+            Item=target.item(written),
             ConditionExpression="attribute_not_exists(#pk)",
             ExpressionAttributeNames={"#pk": pk_attr},
         )
@@ -43,12 +63,27 @@ def put_new(
         if aws_error(error)[0] != "ConditionalCheckFailedException":
             raise
         key = {attr: item[attr] for attr in key_attrs if attr in item}
+        if retried(error) and _stored_token(target, key) == written[TOKEN_ATTRIBUTE]:
+            return written
         raise ItemAlreadyExists(
             f"an item with key {describe(key)} already exists in {name}; put_new never "
             "overwrites (the stored item is unchanged) - make a new id or update it explicitly",
             key,
         ) from None
-    return dict(item)
+    return written
+
+
+def _stored_token(target: Target, key: Mapping[str, Any]) -> object:
+    """The put token of the item stored under ``key`` (None without one), read consistently."""
+    response = target.client.get_item(
+        TableName=target.table_name,
+        Key=target.item(key),
+        ConsistentRead=True,
+        ProjectionExpression="#t",
+        ExpressionAttributeNames={"#t": TOKEN_ATTRIBUTE},
+    )
+    stored = response.get("Item")
+    return None if not stored else target.to_plain(stored).get(TOKEN_ATTRIBUTE)
 
 
 class BatchWriter:
