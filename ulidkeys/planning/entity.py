@@ -25,6 +25,7 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
 from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of
 from ulidkeys.planning.templates import KeySchema, KeyTemplate
@@ -288,10 +289,15 @@ class Entity:
             )
         if not text:
             raise InvalidKeyField(f"field {name}='' is empty; key fields must be non-empty")
-        if self.separator in text:
+        check_text(text, f"field {name}", InvalidKeyField)
+        sep = self.separator
+        # A value must end where the separator after it starts: with "::", "acme:" + "::x"
+        # would read back as "acme" + ":x", so one key would name two items.
+        if (text + sep).find(sep) != len(text):
+            where = "contains" if sep in text else "ends with the start of"
             raise InvalidKeyField(
-                f"field {name}={describe(text)} contains the separator {self.separator!r}; "
-                "ulidkeys rejects it rather than escaping, so that keys parse back unambiguously"
+                f"field {name}={describe(text)} {where} the separator {sep!r}; ulidkeys rejects "
+                "it rather than escaping, so that every key parses back to exactly one item"
             )
         return text
 
