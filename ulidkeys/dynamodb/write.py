@@ -24,6 +24,8 @@ from ulidkeys.errors import (
     retried,
 )
 
+Key = tuple[str, ...]
+
 #: Most requests one ``BatchWriteItem`` call takes.
 BATCH_SIZE = 25
 
@@ -92,9 +94,15 @@ class BatchWriter:
     Every ``UnprocessedItems`` answer is re-sent after an exponential backoff with jitter
     (``base_delay`` doubling up to ``max_delay``; reset whenever a retry makes progress) until
     none are left. With ``max_attempts`` set, a batch that makes no progress that many times
-    in a row raises UnprocessedItemsLeft holding every unwritten request. A put or delete of a
+    in a row raises UnprocessedItemsLeft holding its unwritten requests. A put or delete of a
     key already waiting in the buffer flushes it first, because one ``BatchWriteItem`` may not
     name a key twice. Use as a context manager (flushes on exit) or call :meth:`flush`.
+
+    After a raise: :meth:`put` / :meth:`delete` that raise while checking their argument
+    (InvalidValue, InvalidType) queued nothing. Any other raise (from the flush the call
+    started, or from :meth:`flush`) leaves the call's own request queued, with every request
+    not known to be written, in order, in :attr:`pending`: call :meth:`flush` again to send
+    them (never put the item again), or take them from :attr:`pending` and :meth:`clear`.
     """
 
     def __init__(
@@ -115,70 +123,100 @@ class BatchWriter:
         self._base_delay, self._max_delay = base_delay, max_delay
         self._max_attempts = max_attempts
         self._sleep = sleep
-        self._buffer: list[dict[str, Any]] = []
-        self._keys: set[tuple[Any, ...]] = set()
+        # (primary key, request) in the order given: every request not known to be written
+        self._buffer: list[tuple[Key, dict[str, Any]]] = []
         self.calls = 0  # BatchWriteItem calls made
         self.retries = 0  # of them, re-sends of unprocessed items
 
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """The queued requests not known to be written, in order, with plain values."""
+        return [self._plain_request(request) for _, request in self._buffer]
+
+    def clear(self) -> None:
+        """Forget every queued request (after taking them from :attr:`pending`)."""
+        self._buffer = []
+
     def put(self, item: Mapping[str, Any]) -> None:
-        """Queue a put of ``item`` (plain Python values)."""
+        """Queue a put of ``item`` (plain Python values); see the class notes for raises."""
         if self._check is not None:
             self._check(item)
-        self._add(item, {"PutRequest": {"Item": self.target.item(item)}})
+        self._add(self._key(item), {"PutRequest": {"Item": self.target.item(item)}})
 
     def delete(self, key: Mapping[str, Any]) -> None:
         """Queue a delete of the item with primary key ``key`` (plain values)."""
         if self._check is not None:
             self._check(key)
         only_key = self.target.item({attr: key[attr] for attr in self.key_attrs})
-        self._add(key, {"DeleteRequest": {"Key": only_key}})
+        self._add(self._key(key), {"DeleteRequest": {"Key": only_key}})
 
-    def _add(self, item: Mapping[str, Any], request: dict[str, Any]) -> None:
-        key = tuple(str(item.get(attr)) for attr in self.key_attrs)
-        if key in self._keys:
-            self.flush()
-        self._keys.add(key)
-        self._buffer.append(request)
+    def _key(self, item: Mapping[str, Any]) -> Key:
+        return tuple(str(item.get(attr)) for attr in self.key_attrs)
+
+    def _add(self, key: Key, request: dict[str, Any]) -> None:
+        entry = (key, request)
+        if any(key == queued for queued, _ in self._buffer):
+            try:
+                self.flush()
+            except BaseException:
+                self._buffer.append(entry)  # queued after its namesake: flush() keeps them apart
+                raise
+        self._buffer.append(entry)
         if len(self._buffer) >= BATCH_SIZE:
             self.flush()
 
     def flush(self) -> None:
-        """Write everything buffered; returns when DynamoDB has processed every request.
+        """Write everything queued; returns when DynamoDB has processed every request.
 
-        A failed call leaves its requests (and their keys) buffered, so the buffer can hold
-        more than one batch: it is sent 25 at a time.
+        Sent in order, at most 25 per call and never one key twice in a call. A failed call
+        leaves its requests queued (see :attr:`pending`) and raises.
         """
         while self._buffer:
-            requests, self._buffer = self._buffer[:BATCH_SIZE], self._buffer[BATCH_SIZE:]
-            self._send(requests)
-        self._keys = set()
+            batch: list[tuple[Key, dict[str, Any]]] = []
+            seen: set[Key] = set()
+            for key, request in self._buffer:
+                if len(batch) == BATCH_SIZE or key in seen:
+                    break
+                seen.add(key)
+                batch.append((key, request))
+            self._buffer = self._buffer[len(batch) :]
+            self._send(batch)
 
-    def _send(self, requests: list[dict[str, Any]]) -> None:
+    def _send(self, batch: list[tuple[Key, dict[str, Any]]]) -> None:
         """One batch, re-sent until nothing is unprocessed."""
         stalled = 0
-        while requests:
+        while batch:
             self.calls += 1
             try:
                 response = self.target.client.batch_write_item(
-                    RequestItems={self.table_name: requests}
+                    RequestItems={self.table_name: [request for _, request in batch]}
                 )
-            except Exception:
-                self._buffer = requests + self._buffer  # keep them for a later flush
+            except BaseException:
+                self._buffer = batch + self._buffer  # keep them for a later flush
                 raise
             left = response.get("UnprocessedItems", {}).get(self.table_name, [])
             if not left:
                 return
             self.retries += 1
-            stalled = 0 if len(left) < len(requests) else stalled + 1
+            stalled = 0 if len(left) < len(batch) else stalled + 1
+            batch = [(self._key(self._plain_key(request)), request) for request in left]
             if self._max_attempts is not None and stalled >= self._max_attempts:
+                self._buffer = batch + self._buffer
                 raise UnprocessedItemsLeft(
                     f"{len(left)} request(s) to {self.table_name} were still unprocessed after "
-                    f"{stalled} attempts without progress; .requests holds them all",
+                    f"{stalled} attempts without progress; .requests holds them, and they stay "
+                    "queued for the next flush()",
                     [self._plain_request(r) for r in left],
                 )
             ceiling = min(self._max_delay, self._base_delay * 2**stalled)
             self._sleep(_jitter.uniform(ceiling / 2, ceiling))
-            requests = left
+
+    def _plain_key(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        plain = self._plain_request(request)
+        found: dict[str, Any] = (
+            plain["PutRequest"]["Item"] if "PutRequest" in plain else plain["DeleteRequest"]["Key"]
+        )
+        return found
 
     def _plain_request(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """A write request with its item/key as plain values (for error reports)."""
