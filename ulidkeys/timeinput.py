@@ -55,6 +55,13 @@ def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
     """Milliseconds of an ISO-8601 string with an offset or ``Z``; ``"now"`` is ``now`` (or
     the clock, if not given)."""
     stripped = text.strip()
+    # Only ASCII: the C parser stops at a NUL (accepting "...Z\x00; rm -rf /"), and digits of
+    # other scripts ("٢٠٢٤") would read as numbers nobody typed.
+    if not (stripped.isascii() and stripped.isprintable()):
+        raise InvalidTime(
+            f"{name}={describe(text)} holds a character that is not printable ASCII; an "
+            "ISO-8601 time is ASCII, e.g. '2024-05-17T09:00:00Z'"
+        )
     if stripped.lower() == "now":
         return now_ms() if now is None else now
     candidate = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped

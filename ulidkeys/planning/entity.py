@@ -371,7 +371,7 @@ class Entity:
         """A stored sort key as text (a Number sort key as its id's text); None if neither."""
         if isinstance(value, Mapping):  # a typed value from a low-level client
             value = value.get("N" if schema.numeric_sk else "S")
-            if schema.numeric_sk and isinstance(value, str) and value.isdigit():
+            if schema.numeric_sk and isinstance(value, str) and value.isascii() and value.isdigit():
                 value = int(value)
         if schema.numeric_sk:
             if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
