@@ -340,6 +340,8 @@ class Monotonic:
 
     def _next(self) -> str:
         ms = self._clock()
+        if ms.__class__ is not int:  # a float, Decimal('NaN') or bool would break the order
+            require_int(ms, "clock()", "epoch milliseconds as an int")
         if ms > self._ms:
             check_ms(ms, "clock()")
             text = base32.encode_time(ms) + _next_tail()

@@ -189,7 +189,9 @@ class Entity:
         found = self.indexes.get(index) if isinstance(index, str) else None
         if found is None:
             known = ", ".join(map(repr, self.indexes)) or "none"
-            raise InvalidQuery(f"index={index!r} is not an index of {self.name} (known: {known})")
+            raise InvalidQuery(
+                f"index={describe(index)} is not an index of {self.name} (known: {known})"
+            )
         return found
 
     def __repr__(self) -> str:

@@ -270,7 +270,9 @@ class KeyLayout:
         )
 
     def fits(self, key: str) -> bool:
-        """Whether ``key`` is one this layout could have made."""
+        """Whether ``key`` is one this layout could have made (InvalidType if not a str)."""
+        if not isinstance(key, str):
+            check_text(key, "key", KeyMismatch)  # raises InvalidType
         return self.split(key)[3] is None
 
     def __str__(self) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ulidkeys.errors import InvalidQuery, InvalidWindow, require_count
+from ulidkeys.errors import InvalidQuery, InvalidType, InvalidWindow, describe, require_count
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.entity import BUCKET, PAST_ALL_KEYS, SHARD, Entity
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
@@ -136,6 +136,8 @@ def plan_query(
     if after is not None and cursor is not None:
         raise InvalidQuery("pass after= or cursor=, not both")
     schema = entity.schema(index)
+    if not isinstance(fields, Mapping):
+        raise InvalidType(f"fields={describe(fields)} must map field names to values")
     values = entity.query_values(schema, fields)
     scope = entity.scope(schema, values)
     position: Position | None = None
