@@ -376,7 +376,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _time_arg(value: str | None) -> str | int | None:
     """Epoch milliseconds arrive from the shell as digits: pass them on as an int."""
-    return int(value) if value is not None and value.isdigit() else value
+    # isdigit() is True for '١٢٣' too (Arabic-Indic digits); only ASCII digits are ms
+    return int(value) if value is not None and value.isascii() and value.isdigit() else value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

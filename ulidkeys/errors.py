@@ -60,6 +60,13 @@ def require_int(value: object, name: str, expected: str = "an int") -> int:
     return value
 
 
+def require_str(value: object, name: str) -> str:
+    """``value`` if it is a str, else InvalidType naming it and its type."""
+    if not isinstance(value, str):
+        raise InvalidType(f"{name}={describe(value)} must be a str, not {type(value).__name__}")
+    return value
+
+
 def require_count(
     value: object,
     name: str,
@@ -78,7 +85,7 @@ def require_count(
     number = require_int(value, name, "an int or None" if optional else "an int")
     if number < minimum or (maximum is not None and number > maximum):
         bound = f"{minimum} .. {maximum}" if maximum is not None else f">= {minimum}"
-        raise InvalidValue(f"{name}={number!r} is out of range: it must be {bound}")
+        raise InvalidValue(f"{name}={describe(number)} is out of range: it must be {bound}")
     return number
 
 
@@ -93,9 +100,27 @@ def aws_error(error: BaseException) -> tuple[str | None, int | None]:
     return (code if isinstance(code, str) else None), (status if isinstance(status, int) else None)
 
 
+def retried(error: BaseException) -> bool:
+    """Whether botocore sent the request that ended in ``error`` more than once.
+
+    Only then can a conditional write have met its own earlier attempt (the write landed, its
+    reply was lost): botocore records the retries in the error's ``ResponseMetadata``.
+    """
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return False
+    attempts = response.get("ResponseMetadata", {}).get("RetryAttempts")
+    return isinstance(attempts, int) and attempts > 0
+
+
 def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
-    text = repr(value)
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length()} bits"  # repr() refuses over 4,300 digits
+    try:
+        text = repr(value)
+    except Exception:  # a huge int inside a container, or a broken __repr__
+        return f"a {type(value).__name__} that cannot be shown"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -153,11 +153,22 @@ class ChainState(Generic[CallT]):
         if call.ordered:
             return out
         self._held += out
+        limit = plan.limit
+        if limit is not None and len(self._held) > 2 * limit + MAX_HELD_SLACK:
+            # only the first ``limit`` in result order can be returned: memory stays O(limit)
+            # instead of O(folder) (``latest(20)`` of a directory bucket without period folders)
+            self._held.sort(key=_position, reverse=descending)
+            del self._held[limit:]
         if not self.done:
             return []
         held, self._held = self._held, []
         held.sort(key=_position, reverse=descending)
         return held
+
+
+#: Unordered chains with a limit trim what they hold once it exceeds twice the limit plus this
+#: (a page's worth), so the sort runs about once a page, not once per key.
+MAX_HELD_SLACK = 1000
 
 
 def _position(entry: Ordered) -> Position:

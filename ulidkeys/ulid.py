@@ -134,6 +134,15 @@ class ULID:
         """The ULID of 16 big-endian bytes."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise InvalidType(f"data={describe(data)} must be bytes, not {type(data).__name__}")
+        if isinstance(data, memoryview) and data.format not in ("B", "b", "c"):
+            # a view of 16-bit or wider items would count items, not bytes, and read them in
+            # the machine's byte order: refuse rather than guess
+            raise InvalidType(
+                f"data is a memoryview of format {data.format!r} (items of {data.itemsize} "
+                "bytes); pass bytes, or a memoryview of bytes (format 'B'), holding 16 bytes"
+            )
+        if isinstance(data, memoryview) and (data.ndim != 1 or not data.c_contiguous):
+            data = data.tobytes()
         if len(data) != 16:
             raise InvalidULID(
                 f"{describe(bytes(data))} is not a valid ULID: expected 16 bytes, got {len(data)}"
@@ -331,6 +340,8 @@ class Monotonic:
 
     def _next(self) -> str:
         ms = self._clock()
+        if ms.__class__ is not int:  # a float, Decimal('NaN') or bool would break the order
+            require_int(ms, "clock()", "epoch milliseconds as an int")
         if ms > self._ms:
             check_ms(ms, "clock()")
             text = base32.encode_time(ms) + _next_tail()

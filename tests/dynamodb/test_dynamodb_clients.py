@@ -18,6 +18,7 @@ from moto import mock_aws
 from test_dynamodb_support import moto_server
 
 from ulidkeys.dynamodb import Entity, Index, Table, Target, speaks_plain_values
+from ulidkeys.dynamodb.write import TOKEN_ATTRIBUTE
 from ulidkeys.errors import ItemAlreadyExists, UnsupportedClient
 from ulidkeys.ulid import ULID
 
@@ -126,6 +127,7 @@ def test_every_form_keeps_existing_items(aws: dict[str, Any], form: str) -> None
         posts.put_new({**keys, "n": 2})
     for reader in FORMS:
         (item,) = bind(aws, reader).query_window(0, "now", org=f"keep-{form}")
+        assert isinstance(item.pop(TOKEN_ATTRIBUTE), str)  # put_new's token, beside the item
         assert item == {**keys, "n": Decimal(1)}
 
 

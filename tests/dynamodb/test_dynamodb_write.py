@@ -12,6 +12,7 @@ from moto import mock_aws
 from test_dynamodb_support import create_table
 
 from ulidkeys.dynamodb import BatchWriter, Entity, Table, Target
+from ulidkeys.dynamodb.write import TOKEN_ATTRIBUTE
 from ulidkeys.errors import (
     ItemAlreadyExists,
     KeyMismatch,
@@ -48,11 +49,15 @@ def bind(aws: dict[str, Any], via: str) -> Table:
 def test_put_new_keeps_the_existing_item(aws: dict[str, Any], via: str) -> None:
     posts = bind(aws, via)
     keys = POST.keys(org="acme")
-    assert posts.put_new({**keys, "title": "first", "n": 1}) == {**keys, "title": "first", "n": 1}
+    written = posts.put_new({**keys, "title": "first", "n": 1})
+    assert isinstance(written.pop(TOKEN_ATTRIBUTE), str)  # the item as written, with its token
+    assert written == {**keys, "title": "first", "n": 1}
     with pytest.raises(ItemAlreadyExists) as caught:
         posts.put_new({**keys, "title": "second"})
     assert caught.value.key == keys and "already exists" in str(caught.value)
     stored = aws["table"].get_item(Key=keys)["Item"]
+    # put_new's own token (it tells a lost reply from a real conflict) is stored beside the item
+    assert isinstance(stored.pop(TOKEN_ATTRIBUTE), str)
     assert stored == {**keys, "title": "first", "n": 1}  # written as plain values, every form
 
 

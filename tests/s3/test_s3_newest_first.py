@@ -90,9 +90,9 @@ def test_windows_are_exact_in_key_order(s3: Any, scheme: IdScheme, data: Any) ->
     newest_order = expected if newest else expected[::-1]
     assert [obj["Key"] for obj in bucket.latest(n, since=start, until=end)] == newest_order[:n]
     # Listing everything is already newest first: S3's own order of the keys.
-    everything = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket.name, Prefix="feed/").get(
-        "Contents", []
-    )]
+    everything = [
+        o["Key"] for o in s3.list_objects_v2(Bucket=bucket.name, Prefix="feed/").get("Contents", [])
+    ]
     if shards is None and newest:
         assert [layout.parse(k).ms for k in everything] == sorted(
             (layout.parse(k).ms for k in everything), reverse=True

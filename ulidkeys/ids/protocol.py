@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Protocol, runtime_checkable
 
-from ulidkeys.errors import InvalidValue
+from ulidkeys.errors import InvalidType, InvalidValue, describe, require_str
 
 
 @runtime_checkable
@@ -179,7 +179,14 @@ def bounds(scheme: IdScheme, window: MsWindow, prefix: str = "") -> tuple[str, s
     the window selects the ids whose whole-second time is in it. When the window reaches past
     the scheme's last representable time, ``hi`` is ``prefix +`` :func:`id_ceiling`.
     """
-    lo, hi = id_range(scheme, window.start_ms, window.end_ms)
+    require_str(prefix, "prefix")
+    start, end = getattr(window, "start_ms", None), getattr(window, "end_ms", None)
+    if not isinstance(scheme, IdScheme) or not (isinstance(start, int) and isinstance(end, int)):
+        raise InvalidType(
+            f"bounds({describe(scheme)}, {describe(window)}) needs an id scheme and a window "
+            "with int start_ms and end_ms (a TimeWindow)"
+        )
+    lo, hi = id_range(scheme, start, end)
     return prefix + lo, prefix + hi
 
 

@@ -23,11 +23,6 @@ from ulidkeys.errors import (
 from ulidkeys.ulid import ULID, new
 
 
-def _describe_int(value: int) -> str:
-    """An int for an error message; ``repr`` of a huge int raises ValueError (digit limit)."""
-    return repr(value) if value.bit_length() <= 256 else f"an integer of {value.bit_length()} bits"
-
-
 def _char_class(chars: str) -> str:
     """A regex for one of ``chars`` (given in ASCII order): ``[0-9A-HJK]`` or a lone char."""
     runs: list[list[str]] = []
@@ -131,12 +126,12 @@ class IntCodedScheme:
         require_int(value, "value")
         if value < 0 or value >> self.bits:
             raise self._error(
-                f"{_describe_int(value)} is not a valid {self.name} id: the integer must be in "
+                f"{describe(value)} is not a valid {self.name} id: the integer must be in "
                 f"0 .. 2**{self.bits} - 1"
             )
         rule = self._broken_rule(value)
         if rule is not None:
-            raise self._error(f"{_describe_int(value)} is not a valid {self.name} id: {rule}")
+            raise self._error(f"{describe(value)} is not a valid {self.name} id: {rule}")
         return self._encode(value)
 
     def random_bits(self, text: str) -> int | None:
@@ -147,7 +142,7 @@ class IntCodedScheme:
         require_int(ms, "ms", "an int (epoch milliseconds)")
         if not self.min_ms <= ms <= self.max_ms:
             raise TimeOutOfRange(
-                f"ms={_describe_int(ms)} is outside what a {self.name} id can hold "
+                f"ms={describe(ms)} is outside what a {self.name} id can hold "
                 f"({self.min_ms} .. {self.max_ms} epoch milliseconds)"
             )
         if ms % self.resolution_ms:

@@ -33,6 +33,7 @@ from ulidkeys.ids.protocol import (
     shard_of,
 )
 from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of
 from ulidkeys.planning.templates import KeySchema, KeyTemplate
@@ -202,7 +203,9 @@ class Entity:
         found = self.indexes.get(index) if isinstance(index, str) else None
         if found is None:
             known = ", ".join(map(repr, self.indexes)) or "none"
-            raise InvalidQuery(f"index={index!r} is not an index of {self.name} (known: {known})")
+            raise InvalidQuery(
+                f"index={describe(index)} is not an index of {self.name} (known: {known})"
+            )
         return found
 
     def __repr__(self) -> str:
@@ -292,10 +295,15 @@ class Entity:
             )
         if not text:
             raise InvalidKeyField(f"field {name}='' is empty; key fields must be non-empty")
-        if self.separator in text:
+        check_text(text, f"field {name}", InvalidKeyField)
+        sep = self.separator
+        # A value must end where the separator after it starts: with "::", "acme:" + "::x"
+        # would read back as "acme" + ":x", so one key would name two items.
+        if (text + sep).find(sep) != len(text):
+            where = "contains" if sep in text else "ends with the start of"
             raise InvalidKeyField(
-                f"field {name}={describe(text)} contains the separator {self.separator!r}; "
-                "ulidkeys rejects it rather than escaping, so that keys parse back unambiguously"
+                f"field {name}={describe(text)} {where} the separator {sep!r}; ulidkeys rejects "
+                "it rather than escaping, so that every key parses back to exactly one item"
             )
         return text
 

@@ -9,7 +9,6 @@ similar. Bound to a client (``ulidkeys.s3.Bucket``) it lists and writes.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -33,6 +32,7 @@ from ulidkeys.ids.protocol import (
     shard_of,
 )
 from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_path, check_text
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
 from ulidkeys.ulid import ULID
 
@@ -47,28 +47,9 @@ _EXT_RULE = "a dot followed by 1-32 letters, digits, '.', '_', '+' or '-' (e.g. 
 PeriodName = Literal["day", "hour"]
 
 
-def check_text(text: object, name: str, error: type[UlidkeysError]) -> str:
-    """Reject non-strings, text S3 cannot store as UTF-8, and control characters."""
-    if not isinstance(text, str):
-        raise InvalidType(f"{name}={describe(text)} must be a str, not {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise error(
-            f"{name}={describe(text)} contains a lone surrogate; S3 keys are UTF-8 text"
-        ) from None
-    for position, char in enumerate(text):
-        if unicodedata.category(char) == "Cc":
-            raise error(
-                f"{name}={describe(text)} contains the control character {char!r} at position "
-                f"{position}; keys with control characters are unreadable in listings and "
-                "consoles, so they are refused"
-            )
-    return text
-
-
 def check_key(key: str, name: str, error: type[UlidkeysError]) -> str:
-    """Reject key shapes that are legal in S3 but odd or unsafe when treated as paths."""
+    """Reject key shapes that are legal in S3 but odd or unsafe when treated as paths or shown
+    to a person (the rule of :mod:`ulidkeys.planning.keytext`, documented in docs/s3.md)."""
     check_text(key, name, error)
     if key.startswith("/"):
         raise error(f"{name}={describe(key)} starts with '/'; S3 keys have no leading slash")
@@ -81,6 +62,7 @@ def check_key(key: str, name: str, error: type[UlidkeysError]) -> str:
             )
         if segment == "" and index < len(segments) - 1:
             raise error(f"{name}={describe(key)} has an empty path segment ('//')")
+    check_path(key, name, error)
     if key.endswith("/"):
         raise error(f"{name}={describe(key)} ends with '/', which S3 consoles show as a folder")
     size = len(key.encode("utf-8"))
@@ -315,7 +297,9 @@ class KeyLayout:
         )
 
     def fits(self, key: str) -> bool:
-        """Whether ``key`` is one this layout could have made."""
+        """Whether ``key`` is one this layout could have made (InvalidType if not a str)."""
+        if not isinstance(key, str):
+            check_text(key, "key", KeyMismatch)  # raises InvalidType
         return self.split(key)[3] is None
 
     def __str__(self) -> str:

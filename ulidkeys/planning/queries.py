@@ -149,6 +149,8 @@ def plan_query(
     if after is not None and cursor is not None:
         raise InvalidQuery("pass after= or cursor=, not both")
     schema = entity.schema(index)
+    if not isinstance(fields, Mapping):
+        raise InvalidType(f"fields={describe(fields)} must map field names to values")
     values = entity.query_values(schema, fields)
     scope = entity.scope(schema, values)
     prefix = schema.sk.prefix_before(entity.id_field, values)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ulidkeys.errors import InvalidKeyTemplate, describe
 from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_text
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -39,6 +40,8 @@ class KeyTemplate:
             raise InvalidKeyTemplate(f"key template {describe(self.text)} must be non-empty text")
         if not isinstance(self.separator, str) or not self.separator:
             raise InvalidKeyTemplate(f"separator={describe(self.separator)} must be non-empty")
+        check_text(self.text, "key template", InvalidKeyTemplate)
+        check_text(self.separator, "separator", InvalidKeyTemplate)
         pieces = _PLACEHOLDER.split(self.text)
         literals, fields = tuple(pieces[0::2]), tuple(pieces[1::2])
         for literal in literals:
