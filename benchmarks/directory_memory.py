@@ -77,20 +77,34 @@ def peak(run: Callable[[], object]) -> tuple[int, object]:
         tracemalloc.stop()
 
 
-def measure(keys_per_day: int, days: int) -> dict[str, tuple[int, int]]:
+def measure(keys_per_day: int, days: int, workers: int = 8) -> dict[str, tuple[int, int]]:
     """``{case: (peak bytes, objects returned)}`` for one day, the whole window, and
-    ``latest(20)`` with and without period folders."""
+    ``latest(20)`` with and without period folders. Beyond one folder, a listing reads ahead
+    the first page of up to ``workers`` later folders."""
     dated = KeyLayout("up/", period="day")
     flat = KeyLayout("up/")
     dated_bucket = Bucket(LeanDirectoryBucket(make_keys(dated, keys_per_day, days)), BUCKET, dated)
     flat_bucket = Bucket(LeanDirectoryBucket(make_keys(flat, keys_per_day, days)), BUCKET, flat)
     end = BASE + days * DAY
     cases: dict[str, Callable[[], object]] = {
-        "1 day": lambda: sum(1 for _ in dated_bucket.list_window(BASE, BASE + DAY)),
-        f"{days} days": lambda: sum(1 for _ in dated_bucket.list_window(BASE, end)),
-        "latest(20), day folders": lambda: sum(1 for _ in dated_bucket.latest(20, since=BASE)),
-        "latest(20), no folders": lambda: sum(1 for _ in flat_bucket.latest(20, since=BASE)),
-        "whole flat prefix": lambda: sum(1 for _ in flat_bucket.list_window(BASE, end)),
+        "1 day": lambda: sum(
+            1 for _ in dated_bucket.list_window(BASE, BASE + DAY, max_workers=workers)
+        ),
+        "half the days": lambda: sum(
+            1 for _ in dated_bucket.list_window(BASE, BASE + days // 2 * DAY, max_workers=workers)
+        ),
+        f"{days} days": lambda: sum(
+            1 for _ in dated_bucket.list_window(BASE, end, max_workers=workers)
+        ),
+        "latest(20), day folders": lambda: sum(
+            1 for _ in dated_bucket.latest(20, since=BASE, max_workers=workers)
+        ),
+        "latest(20), no folders": lambda: sum(
+            1 for _ in flat_bucket.latest(20, since=BASE, max_workers=workers)
+        ),
+        "whole flat prefix": lambda: sum(
+            1 for _ in flat_bucket.list_window(BASE, end, max_workers=workers)
+        ),
     }
     results = {}
     for name, run in cases.items():
@@ -103,8 +117,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keys-per-day", type=int, default=60_000)
     parser.add_argument("--days", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=8)
     args = parser.parse_args()
-    for name, (size, count) in measure(args.keys_per_day, args.days).items():
+    for name, (size, count) in measure(args.keys_per_day, args.days, args.workers).items():
         print(f"{name:>24}: peak {size / 2**20:7.2f} MiB for {count:,} objects")
 
 
