@@ -155,7 +155,7 @@ class ULID:
         require_int(value, "value")
         if not 0 <= value <= _MAX_VALUE:
             raise InvalidULID(
-                f"{value!r} is not a valid ULID: the integer must be in 0 .. 2**128 - 1"
+                f"{describe(value)} is not a valid ULID: the integer must be in 0 .. 2**128 - 1"
             )
         return cls._trusted(base32.encode_ulid(value))
 

@@ -48,8 +48,11 @@ POST = Entity(
         "ByTag": Index(pk="Tag#{tag}", sk="{id}", pk_attr="tpk", sk_attr="tsk", sparse=True),
     },
 )
-field_text = st.text(
-    st.characters(blacklist_characters="#", blacklist_categories=["Cs"]), min_size=1
+field_text = st.text(  # what a key field may hold: no separator, nothing invisible
+    st.characters(
+        blacklist_characters="#", blacklist_categories=["Cs", "Cc", "Cf", "Zl", "Zp"]
+    ),
+    min_size=1,
 )
 
 

@@ -285,6 +285,9 @@ class Entity:
         if isinstance(value, ULID):
             return str(value)
         if isinstance(value, int) and not isinstance(value, bool):
+            # str() refuses ints past 4,300 digits; no key is anywhere near that long
+            if value.bit_length() > 3300:
+                raise InvalidKeyField(f"field {name}={describe(value)} is too large for a key")
             text = str(value)
         elif isinstance(value, str):
             text = value
