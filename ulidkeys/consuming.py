@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.errors import CheckpointConflict, InvalidType, describe
-from ulidkeys.execution import Ordered, PageSource, Stats, check_workers, stream
+from ulidkeys.execution import Closing, Ordered, PageSource, Stats, check_workers, stream
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
@@ -177,12 +177,13 @@ def _clock(now: Callable[[], TimeInput] | None) -> int:
     return to_ms(now(), "now()")
 
 
-class Consumption(Generic[Item]):
+class Consumption(Closing, Generic[Item]):
     """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
 
     ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
     ``[start, end)``; ``.stats`` what it cost.
     Not committing is safe: the next run from the stored checkpoint yields the same items again.
+    ``close()`` stops early; the checkpoint keeps what was yielded.
     """
 
     def __init__(
@@ -259,17 +260,6 @@ class Consumption(Generic[Item]):
         self._sequence = checkpoint.sequence
         return checkpoint
 
-    def close(self) -> None:
-        """Stop early: no further pages are requested; the checkpoint keeps what was yielded."""
-        close = getattr(self._items, "close", None)
-        if close is not None:
-            close()
-
-    def __enter__(self) -> Consumption[Item]:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class Consumable:

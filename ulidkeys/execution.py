@@ -23,6 +23,7 @@ Item = TypeVar("Item")
 CallT = TypeVar("CallT", bound=Call)
 CallC = TypeVar("CallC", bound=Call, contravariant=True)
 Ordered = tuple[Position, Any]
+_Self = TypeVar("_Self", bound="Closing")
 
 
 @dataclass
@@ -175,7 +176,25 @@ def _position(entry: Ordered) -> Position:
     return entry[0]
 
 
-class Results(Iterator[Item]):
+class Closing:
+    """Early stop for a stream of results: ``close()`` or leaving a ``with`` block closes the
+    generator behind it, so no further page is requested and requests in flight are cancelled."""
+
+    _items: Iterator[Any]
+
+    def close(self) -> None:
+        close = getattr(self._items, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Results(Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
@@ -210,17 +229,6 @@ class Results(Iterator[Item]):
         """``(id, key)`` of the last item yielded."""
         return self._last
 
-    def close(self) -> None:
-        """Stop early: no further pages are requested, requests in flight are cancelled."""
-        close = getattr(self._items, "close", None)
-        if close is not None:
-            close()
-
-    def __enter__(self) -> Results[Item]:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class _Inline:
