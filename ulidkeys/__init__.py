@@ -8,9 +8,10 @@ from ulidkeys import errors
 from ulidkeys.ids.inspection import Inspection, inspect
 from ulidkeys.prefixcover import PrefixCover, resolution_table
 from ulidkeys.timewindow import TimeWindow
-from ulidkeys.ulid import MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
+from ulidkeys.ulid import MAX_BATCH, MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
 
 __all__ = [
+    "MAX_BATCH",
     "MAX_ULID",
     "MIN_ULID",
     "ULID",

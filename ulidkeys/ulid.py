@@ -25,6 +25,9 @@ from ulidkeys.timeinput import TimeInput, check_ms, format_ms, ms_to_datetime, n
 MAX_ULID: Final = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
 #: The smallest valid ULID.
 MIN_ULID: Final = "00000000000000000000000000"
+#: The most ids one ``batch`` call returns: a list of a million ids is ~80 MiB; more is a
+#: stream, made by calling again (a monotonic generator stays increasing across calls).
+MAX_BATCH: Final = 1_000_000
 
 _MAX_RANDOM = (1 << 80) - 1
 _MAX_VALUE = (1 << 128) - 1
@@ -90,6 +93,11 @@ def _check_count(n: int) -> None:
     require_int(n, "n")
     if n < 0:
         raise InvalidULID(f"n={n!r}: a batch size cannot be negative")
+    if n > MAX_BATCH:
+        raise InvalidULID(
+            f"n={n!r}: a batch holds at most {MAX_BATCH:,} ids (call batch again for more;"
+            " a monotonic generator stays increasing across calls)"
+        )
 
 
 # --- the value type -----------------------------------------------------------------------
