@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ulidkeys.errors import InvalidValue, TicketsExhausted, describe, require_count, require_int
+from ulidkeys.ids.protocol import no_time
 from ulidkeys.ids.schemes import SnowflakeScheme
 
 #: The largest ticket: Flickr's ``Tickets64`` is an unsigned 64-bit column, and so is the
@@ -96,17 +97,11 @@ class TicketScheme(SnowflakeScheme):
         super().__init__("ticket", epoch_ms=0, shift=0, bits=64)
         self.min_ms = self.max_ms = 0
 
-    def _no_time(self) -> InvalidValue:
-        return InvalidValue(
-            "ticket ids hold no time (they are counted up, not stamped), so no time window, "
-            "time bucket or newest-first key can use them; select tickets by number instead"
-        )
-
     def _time_of(self, value: int) -> int:
-        raise self._no_time()
+        raise no_time(self.name)
 
     def _compose(self, ms: int, fill: bool) -> int:
-        raise self._no_time()
+        raise no_time(self.name)
 
 
 #: The ticket scheme: ``Entity(pk=..., sk="Photo#{id}", scheme=TICKET)``.
