@@ -17,6 +17,7 @@ from ulidkeys.errors import (
     TicketsExhausted,
 )
 from ulidkeys.ids import TICKET, TICKET_MAX, TicketSplit, bounds, has_no_time, shard_of
+from ulidkeys.ids.tickets import tickets_above
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.queries import plan_window
@@ -77,6 +78,14 @@ def test_slots_owns_and_slots_through_against_brute_force(split: TicketSplit, n:
     assert following > n and following == next(
         t for t in range(n + 1, n + 2 * split.increment + 2) if split.owns(t)
     )
+
+
+@given(splits, st.integers(0, 60), st.integers(1, 30), st.integers(-5, 500))
+def test_tickets_above_keeps_exactly_the_larger_ones(
+    split: TicketSplit, before: int, taken: int, ticket: int
+) -> None:
+    block = split.tickets(before, taken)
+    assert list(tickets_above(block, ticket)) == [t for t in block if t > ticket]
 
 
 def test_flickr_worked_example() -> None:

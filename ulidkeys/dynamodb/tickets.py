@@ -22,7 +22,7 @@ from ulidkeys.errors import (
     describe,
     require_count,
 )
-from ulidkeys.ids.tickets import TicketSplit
+from ulidkeys.ids.tickets import TicketSplit, tickets_above
 
 #: Attributes of the counter item besides its key: slots taken, and the split it was made with.
 COUNT, INCREMENT, OFFSET = "tickets_taken", "ticket_increment", "ticket_offset"
@@ -101,12 +101,13 @@ class TicketServer:
 
     def advance_past(self, ticket: int) -> int:
         """Make every later ticket larger than ``ticket`` (to continue after ids issued
-        elsewhere, e.g. an old MySQL ticket server); the local block is dropped. Never moves
-        the counter back. Returns the count of slots taken afterwards."""
+        elsewhere, e.g. an old MySQL ticket server): the counter moves up if it is below
+        (never back), and the local block keeps only its tickets above. Returns the count of
+        slots taken afterwards."""
         slots = self.split.slots_through(ticket)
         target = self.target
         with self._lock:
-            self._pending = range(0)
+            self._pending = tickets_above(self._pending, ticket)
             try:
                 target.client.update_item(
                     **self._request(

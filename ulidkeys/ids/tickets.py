@@ -81,6 +81,13 @@ class TicketSplit:
         return f"TicketSplit(increment={self.increment}, offset={self.offset})"
 
 
+def tickets_above(block: range, ticket: int) -> range:
+    """The tickets of ``block`` (an increasing range) that are larger than ``ticket``."""
+    require_int(ticket, "ticket")
+    skip = 0 if ticket < block.start else (ticket - block.start) // block.step + 1
+    return block[skip:]
+
+
 class TicketScheme(SnowflakeScheme):
     """Tickets as key text: 20-digit zero-padded decimal (any number up to 2**64 - 1; unpadded
     decimal parses too), so string sort keys sort by ticket, and ``numeric`` for Number keys.
