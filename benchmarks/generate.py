@@ -1,12 +1,14 @@
 """Generation and parsing speed, side by side in one run: ulidkeys vs python-ulid (and friends).
 
-    python benchmarks/generate.py [--rounds 7] [--schemes-only]
+    python benchmarks/generate.py [--rounds 7] [--schemes-only] [--tickets]
 
 Prints ns per id (best of several interleaved rounds, so a noisy machine hurts every candidate
 alike) and the ratio to python-ulid's ``str(ULID())`` / ``ULID.from_str``. The targets of
 issue #2 are checked at the end: new <= 0.15x, batch <= 0.03x per id, parse <= 0.5x.
 A second table puts each id scheme's generator (text out) next to the best public package for
-it (the ``bench`` extra; a missing package is skipped).
+it (the ``bench`` extra; a missing package is skipped). ``--tickets`` adds the DynamoDB ticket
+server on moto (in-process): tickets per second and UpdateItem calls, one at a time and in
+blocks (moto's per-call cost stands in for a network round trip, so the ratio is the point).
 """
 
 from __future__ import annotations
@@ -133,6 +135,51 @@ def measure_schemes(rounds: int) -> None:
             print(f"| {'':<26} | {label:<36} | {ns:>9.0f} | {ns / mine_ns:>10.2f}x |")
 
 
+TICKET_BLOCKS = (1, 10, 100)
+
+
+def measure_tickets(rounds: int, tickets: int = 2_000) -> None:
+    """Print tickets/s of ``TicketServer.next()`` per block size, interleaved rounds on moto."""
+    import os
+
+    import boto3  # the test extra: only this table needs AWS packages
+    from moto import mock_aws
+
+    from ulidkeys.dynamodb import TicketServer
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        os.environ.setdefault(name, "testing")
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="tickets",
+            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        best = {block: 0.0 for block in TICKET_BLOCKS}
+        calls = dict.fromkeys(TICKET_BLOCKS, 0)
+        for round_number in range(rounds):
+            for block in TICKET_BLOCKS:
+                key = {"PK": f"bench-{block}-{round_number}"}
+                server = TicketServer(client, key, table_name="tickets", block=block)
+                n = tickets // 10 if block == 1 else tickets  # one call per ticket is slow
+                seconds = timeit.timeit(server.next, number=n)
+                best[block] = max(best[block], n / seconds)
+                calls[block] = round(server.calls * 1000 / n)
+    print(
+        f"| {'TicketServer.next() on moto':<30} | {'tickets/s':>10} |"
+        f" {'UpdateItem per 1,000':>20} | {'vs block=1':>10} |"
+    )
+    print(f"|{'-' * 32}|{'-' * 12}|{'-' * 22}|{'-' * 12}|")
+    for block in TICKET_BLOCKS:
+        label = "one at a time (block=1)" if block == 1 else f"block={block}"
+        print(
+            f"| {label:<30} | {best[block]:>10.0f} | {calls[block]:>20} |"
+            f" {best[block] / best[1]:>9.1f}x |"
+        )
+
+
 def candidates() -> dict[str, tuple[Callable[[], object], int, int]]:
     """name -> (callable, ids per call, calls per timing)."""
     sample = str(python_ulid.ULID())
@@ -171,7 +218,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--schemes-only", action="store_true", help="only the per-scheme table")
+    parser.add_argument(
+        "--tickets", action="store_true", help="only the DynamoDB ticket server table (on moto)"
+    )
     args = parser.parse_args()
+    if args.tickets:
+        measure_tickets(args.rounds)
+        return
     if args.schemes_only:
         measure_schemes(args.rounds)
         return
