@@ -25,9 +25,13 @@ import ulid as python_ulid
 import ulidkeys
 from ulidkeys import ULID
 from ulidkeys.ids import (
+    INSTAGRAM_SPLIT,
     KSUID,
     OBJECT_ID,
+    ULID_TAG1,
     UUID1,
+    UUID1_ORDERED,
+    UUID3,
     UUID4,
     UUID5,
     UUID6,
@@ -64,6 +68,7 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
     """(scheme, ulidkeys label, ulidkeys callable, [(package label, callable or None)])."""
     post = TypeIdScheme("post")
     flake = SnowflakeGenerator(1)
+    insta = SnowflakeGenerator(1341, INSTAGRAM_SPLIT)
     theirs_flake = snowflake.SnowflakeGenerator(1) if snowflake else None
     name = "https://example.com/a.jpg"
     return [
@@ -82,6 +87,10 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
             ("stdlib str(uuid1())", lambda: str(uuid.uuid1())),
             ("uuid-utils str(uuid1())", uuid_utils and (lambda: str(uuid_utils.uuid1()))),
         ]),
+        ("UUIDv1 ordered (MySQL)", "UUID1_ORDERED.new()", UUID1_ORDERED.new, [
+            ("stdlib uuid1() reordered by hand",
+             lambda: (lambda h: h[12:16] + h[8:12] + h[:8] + h[16:])(uuid.uuid1().hex)),
+        ]),
         ("UUIDv4", "UUID4.new()", UUID4.new, [
             ("stdlib str(uuid4())", lambda: str(uuid.uuid4())),
             ("uuid-utils str(uuid4())", uuid_utils and (lambda: str(uuid_utils.uuid4()))),
@@ -92,6 +101,10 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
             ("uuid-utils str(uuid5(...))", uuid_utils and (
                 lambda: str(uuid_utils.uuid5(uuid_utils.NAMESPACE_URL, name)))),
         ]),
+        ("UUIDv3", "UUID3.from_name('url', s)", lambda: UUID3.from_name("url", name), [
+            ("stdlib str(uuid3(NAMESPACE_URL, s))",
+             lambda: str(uuid.uuid3(uuid.NAMESPACE_URL, name))),
+        ]),
         ("KSUID", "KSUID.new()", KSUID.new, [
             ("svix-ksuid str(Ksuid())", ksuid and (lambda: str(ksuid.Ksuid()))),
         ]),
@@ -100,6 +113,12 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
         ]),
         ("Snowflake (Twitter split)", "SnowflakeGenerator(1)()", flake, [
             ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
+        ]),
+        ("Instagram (13-bit shard)", "SnowflakeGenerator(shard)()", insta, [
+            ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
+        ]),
+        ("ULID tagged (off-spec)", "ULID_TAG1.new()", ULID_TAG1.new, [
+            ("python-ulid str(ULID()) (untagged)", lambda: str(python_ulid.ULID())),
         ]),
         ("TypeID", "TypeIdScheme('post').new()", post.new, [
             ("typeid-python str(TypeID('post'))",
