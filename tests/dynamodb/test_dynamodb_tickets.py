@@ -202,6 +202,29 @@ def test_a_damaged_counter_or_answer_raises(aws: dict[str, Any], key: dict[str, 
     assert TicketServer(aws["client"], {"PK": "T", "SK": "b"}, table_name=TABLE).next() == 2
 
 
+def test_a_reply_lost_after_the_add_leaves_a_gap_never_a_repeat(aws: dict[str, Any]) -> None:
+    class LosesOneReply:  # the ADD lands, then the connection drops (after botocore's retries)
+        def __init__(self, client: Any) -> None:
+            self.client, self.lost = client, False
+
+        def update_item(self, **args: Any) -> dict[str, Any]:
+            answer = self.client.update_item(**args)
+            if not self.lost:
+                self.lost = True
+                raise ConnectionError("reply lost")
+            return answer
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.client, name)
+
+    key = {"PK": "Tickets64", "SK": "lossy"}
+    server = TicketServer(LosesOneReply(aws["client"]), key, table_name=TABLE, block=3)  # type: ignore[arg-type]
+    with pytest.raises(ConnectionError):
+        server.next()
+    assert [server.next() for _ in range(4)] == [4, 5, 6, 7]  # slots 1..3 are burned
+    assert server.count() == 9
+
+
 def test_arguments_are_checked(aws: dict[str, Any], key: dict[str, str]) -> None:
     table = aws["table"]
     for bad in ({}, {"PK": ""}, {"PK": 1}, {"PK": "a", COUNT: "b"}, "Tickets64"):
