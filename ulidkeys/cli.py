@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from ulidkeys import __version__, base32
@@ -31,7 +31,7 @@ from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.planning.queries import plan_window as plan_query_window
-from ulidkeys.prefixcover import human_span, resolution_table
+from ulidkeys.prefixcover import END_OF_TIME_MS, human_span, resolution_table
 from ulidkeys.progress import track
 from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
 from ulidkeys.timeinput import MAX_MS, TIME_TEXT_RULE, format_ms, to_ms
@@ -197,7 +197,7 @@ def _range_row(args: argparse.Namespace) -> dict[str, Any]:
     block = window.enclosing_block()
     row: dict[str, Any] = {
         "since": format_ms(window.start_ms),
-        "until": format_ms(window.end_ms),
+        "until": format_ms(window.end_ms) if window.end_ms <= MAX_MS else "end of time",
         "start_ms": window.start_ms,
         "end_ms": window.end_ms,
         "lower": lo,
@@ -248,7 +248,11 @@ def _cmd_range(args: argparse.Namespace) -> int:
         return 0
     if args.since is None:
         raise InvalidWindow("range needs --since (or --resolution for the resolution table)")
-    emit([_range_row(args)], args.output, _range_text)
+    row = _range_row(args)
+    if args.output == "json":  # one window: one object, not an array of one
+        print(json.dumps(row, indent=2))
+        return 0
+    emit([row], args.output, _range_text)
     return 0
 
 
@@ -328,6 +332,16 @@ def _print_cursor(cursor: str | None) -> None:
         _report(f"resume after the last one with: --cursor {cursor}")
 
 
+def _aws_options(args: argparse.Namespace) -> list[str]:
+    """The connection flags given to ulidkeys, for the printed ``aws`` commands too."""
+    options = []
+    for flag in ("endpoint_url", "region", "profile"):
+        value = getattr(args, flag, None)
+        if value is not None:
+            options += ["--" + flag.replace("_", "-"), value]
+    return options
+
+
 def _explain(plan_text: str, commands: list[str]) -> int:
     print(plan_text)
     print("# the same calls with the AWS CLI (paste into a shell):")
@@ -388,7 +402,8 @@ def _cmd_ls(args: argparse.Namespace) -> int:
             raise InvalidWindow("ls --explain needs --since")
         start, end = resolve_window(args.since, args.until, args.cursor)
         plan = plan_listing(layout, start, end, cursor=args.cursor, directory_bucket=directory)
-        return _explain(plan.explain(), s3_commands(bucket_name, plan, layout.suffix))
+        commands = s3_commands(bucket_name, plan, layout.suffix, _aws_options(args))
+        return _explain(plan.explain(), commands)
     session = _session(args)
     bucket = Bucket(session.client("s3", endpoint_url=args.endpoint_url), bucket_name, layout)
     show = _show_objects(args, layout)
@@ -431,7 +446,8 @@ def _cmd_query(args: argparse.Namespace) -> int:
     window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
     if args.explain:
         plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
-        return _explain(plan.explain(), dynamodb_commands(args.table or "TABLE", plan))
+        commands = dynamodb_commands(args.table or "TABLE", plan, _aws_options(args))
+        return _explain(plan.explain(), commands)
     if not args.table:
         raise InvalidValue("query needs --table (or --explain to print the plan only)")
     session = _session(args)
@@ -614,15 +630,22 @@ def _add_window(parser: argparse.ArgumentParser, since: str) -> None:
     parser.add_argument("--until", default=None, help="a time, as --since (default: now)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    debug = argparse.ArgumentParser(add_help=False)
+    debug = _Parser(add_help=False)
     debug.add_argument(
         "--debug",
         action="store_true",
         default=argparse.SUPPRESS,
         help=f"show the traceback of a failure (or set {DEBUG_ENV}=1)",
     )
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ulidkeys",
         description="Time-sortable keys (ULID) for S3 and DynamoDB. Exit status: 0 done, "
         "2 a mistake in the command or the AWS set-up, 1 a failure AWS reported.",
@@ -711,9 +734,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _end_of_time(until: str | None) -> str | int | None:
+    """``--until 281474976710656`` (2**48 ms): the exclusive end past the last ULID millisecond,
+    which only an int says to :class:`TimeWindow` (a time text stops at the last millisecond)."""
+    if until is not None and until.strip().lower() in (f"{END_OF_TIME_MS}", f"{END_OF_TIME_MS}ms"):
+        return END_OF_TIME_MS
+    return until
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "until"):
+        args.until = _end_of_time(args.until)
     debug = getattr(args, "debug", False) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
     try:
         return int(args.handler(args))

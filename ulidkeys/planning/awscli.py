@@ -25,7 +25,9 @@ def jmespath_literal(text: str) -> str:
     return "`" + json.dumps(text).replace("`", "\\`") + "`"
 
 
-def list_command(bucket: str, call: ListCall, suffix: str = "") -> list[str]:
+def list_command(
+    bucket: str, call: ListCall, suffix: str = "", options: Sequence[str] = ()
+) -> list[str]:
     """The arguments of ``aws s3api list-objects-v2`` for one chain of an S3 plan.
 
     S3 takes no end key, so the chain's stop bound (and the exact ``suffix``, if any) become a
@@ -44,10 +46,12 @@ def list_command(bucket: str, call: ListCall, suffix: str = "") -> list[str]:
     if suffix:
         tests.append(f"ends_with(Key, {jmespath_literal(suffix)})")
     query = "Contents[?" + " && ".join(tests) + "]" if tests else "Contents[]"
-    return [*args, "--query", query, "--output", "json"]
+    return [*args, "--query", query, "--output", "json", *options]
 
 
-def query_command(table: str, call: QueryCall, limit: int | None = None) -> list[str]:
+def query_command(
+    table: str, call: QueryCall, limit: int | None = None, options: Sequence[str] = ()
+) -> list[str]:
     """The arguments of ``aws dynamodb query`` for one call of a DynamoDB plan.
 
     The values go as inline JSON with ASCII escapes: the exclusive upper bound's
@@ -73,7 +77,7 @@ def query_command(table: str, call: QueryCall, limit: int | None = None) -> list
         args.append("--no-scan-index-forward")
     if limit is not None:
         args += ["--max-items", str(limit)]
-    return [*args, "--output", "json"]
+    return [*args, "--output", "json", *options]
 
 
 def _notes(count: int, merged: str) -> list[str]:
@@ -82,8 +86,11 @@ def _notes(count: int, merged: str) -> list[str]:
     return [f"# {count} commands: {merged}"]
 
 
-def s3_commands(bucket: str, plan: Plan[ListCall], suffix: str = "") -> list[str]:
-    """Shell lines for every chain of an S3 plan, with ``#`` notes where one line is not all.
+def s3_commands(
+    bucket: str, plan: Plan[ListCall], suffix: str = "", options: Sequence[str] = ()
+) -> list[str]:
+    """Shell lines for every chain of an S3 plan, with ``#`` notes where one line is not all;
+    ``options`` (``--endpoint-url ...``, ``--region ...``) go on every line.
 
     The lines select the plan's key ranges (and ``suffix``); ``ulidkeys ls`` also drops keys
     that only look like keys of the layout (an id with letters no ULID has).
@@ -94,17 +101,17 @@ def s3_commands(bucket: str, plan: Plan[ListCall], suffix: str = "") -> list[str
         lines.append("# a directory bucket lists unordered: keep the window's keys and sort them")
     if not calls:
         lines.append("# no command: nothing can be in this window")
-    lines += [shell_join(list_command(bucket, call, suffix)) for call in calls]
+    lines += [shell_join(list_command(bucket, call, suffix, options)) for call in calls]
     return lines
 
 
-def dynamodb_commands(table: str, plan: Plan[QueryCall]) -> list[str]:
-    """Shell lines for every ``Query`` of a DynamoDB plan."""
+def dynamodb_commands(table: str, plan: Plan[QueryCall], options: Sequence[str] = ()) -> list[str]:
+    """Shell lines for every ``Query`` of a DynamoDB plan (``options`` as for S3)."""
     calls = plan.calls
     lines = _notes(len(calls), "run them in order (shards: merge by the id)")
     if plan.limit is not None and len(calls) > 1:
         lines.append(f"# --max-items applies to each command; keep the first {plan.limit} in all")
     if not calls:
         lines.append("# no command: nothing can be in this window")
-    lines += [shell_join(query_command(table, call, plan.limit)) for call in calls]
+    lines += [shell_join(query_command(table, call, plan.limit, options)) for call in calls]
     return lines
