@@ -223,7 +223,7 @@ def _range_text(row: Row) -> str:
         f"window      [{row['since']}, {row['until']})",
         f"lower (>=)  {row['lower']}",
         f"upper (<)   {upper}",
-        f"prefix      {row['prefix']}  (selects {row['prefix_selects']})",
+        f"prefix      {row['prefix'] or repr('')}  (selects {row['prefix_selects']})",
     ]
     if "cover" in row:
         extra = row["cover_extra_ms"]
@@ -366,7 +366,7 @@ def _object_text(row: Row) -> str:
 
 def _ls_layout(args: argparse.Namespace, prefix: str) -> KeyLayout:
     if prefix:
-        check_prefix(prefix, "the prefix of", location=args.location)
+        check_prefix(prefix, location=args.location)
     shards = args.shards or None
     return KeyLayout(prefix=prefix, shards=shards, period=args.period, suffix=args.suffix)
 

@@ -53,10 +53,11 @@ def check_prefix(prefix: str, name: str = "prefix", location: str | None = None)
     except (InvalidLayout, InvalidKeyPart) as error:
         raise InvalidValue(f"{name} {describe(prefix)}: {error}") from None
     if prefix[-1:].isalnum():
-        shown = f"{location}/" if location is not None else f"{prefix}/"
+        where = location or f"{name} {describe(prefix)}"
+        fix = f"{location}/" if location is not None else f"{prefix}/"
         raise InvalidValue(
-            f"{name} {describe(prefix)} ends in a letter or digit, so ids would follow it "
-            f"directly ({prefix}01HY2...); for the folder write {shown} (or end the prefix "
-            "with its separator, e.g. '-')"
+            f"{where} ends in a letter or digit, so ids would follow it directly "
+            f"({prefix}01HY2...); for the folder write {fix} (or end the prefix with its "
+            "separator, e.g. '-')"
         )
     return prefix
