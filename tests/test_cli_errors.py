@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import shlex
 import socket
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 
 import boto3
 import pytest
@@ -277,3 +280,25 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0 and capsys.readouterr().out.startswith("ulidkeys 0.")
+
+
+def readme_transcripts() -> list[tuple[str, str]]:
+    """``(command, output)`` of every ``$ ulidkeys`` line in the README's console blocks."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", readme, flags=re.S):
+        for part in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            command, _, output = part.partition("\n")
+            found.append((command, output))
+    return found
+
+
+def test_readme_transcripts_are_what_the_cli_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    transcripts = readme_transcripts()
+    assert len(transcripts) >= 6
+    for command, output in transcripts:
+        argv = shlex.split(command)
+        assert argv[0] == "ulidkeys"
+        main(argv[1:])
+        captured = capsys.readouterr()
+        assert captured.out + captured.err == output, command
