@@ -18,7 +18,7 @@ from typing import Any
 
 import boto3
 import pytest
-from moto.server import ThreadedMotoServer
+from faults import moto_server
 
 from ulidkeys import ULID
 from ulidkeys.cli import main
@@ -35,13 +35,8 @@ MARK = "# the same calls with the AWS CLI (paste into a shell):"
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

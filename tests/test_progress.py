@@ -50,16 +50,10 @@ def test_no_progress_off_a_terminal_or_for_short_work() -> None:
 
 
 def test_ls_progress_goes_to_stderr_only(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    aws_credentials: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("ulidkeys.progress.SHOW_AFTER_S", 0.0)
     monkeypatch.setattr("ulidkeys.progress.EVERY_S", 0.0)
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
     layout = KeyLayout("uploads/")
     with mock_aws():
         s3 = boto3.client("s3")
