@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ulidkeys.errors import InvalidKeyPart, InvalidLayout, InvalidValue, describe
+from ulidkeys.errors import InvalidKeyPart, InvalidLayout, InvalidValue, describe, require_str
 from ulidkeys.planning.layout import KeyLayout
 
 # General-purpose buckets: 3-63 of a-z 0-9 . - (botocore also lets through the upper case and
@@ -23,7 +23,7 @@ BUCKET_RULE = (
 
 def check_bucket_name(name: str) -> str:
     """``name`` if S3 could have a bucket of that name, else InvalidValue naming the rule."""
-    if not name:
+    if not require_str(name, "bucket"):
         raise InvalidValue("the bucket name is empty; write s3://BUCKET/PREFIX")
     if _DIRECTORY_RE.fullmatch(name) and len(name) <= 63:
         return name
@@ -34,7 +34,7 @@ def check_bucket_name(name: str) -> str:
 
 def split_s3_url(url: str) -> tuple[str, str]:
     """``s3://bucket/uploads/`` -> ``("bucket", "uploads/")``, the bucket name checked."""
-    if not url.startswith("s3://"):
+    if not require_str(url, "location").startswith("s3://"):
         raise InvalidValue(f"{describe(url)} is not an S3 location; expected s3://BUCKET/PREFIX")
     bucket, _, prefix = url[len("s3://") :].partition("/")
     check_bucket_name(bucket)
