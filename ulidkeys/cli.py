@@ -457,7 +457,8 @@ def _cmd_query(args: argparse.Namespace) -> int:
     def show(items: Any) -> int:
         stats = items.stats
         tracked = track(items, "items", lambda: (stats.returned, stats.calls))
-        return emit(tracked, args.output, lambda item: f"{item[args.sk_attr]}\t{json_text(item)}")
+        sort_key = args.sk_attr
+        return emit(tracked, args.output, lambda i: f"{i.get(sort_key, '')}\t{json_text(i)}")
 
     if args.checkpoint is not None:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
