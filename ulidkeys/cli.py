@@ -24,7 +24,7 @@ from ulidkeys.consuming import CheckpointStore, Consumption, FileStore
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
-from ulidkeys.ids.inspection import Inspection, inspect
+from ulidkeys.ids.inspection import inspect
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import plan_window as plan_listing
@@ -146,10 +146,6 @@ def _id_lines(ids: Sequence[str]) -> Iterator[str]:
                 yield line.strip()
 
 
-def _when(found: Inspection) -> str:
-    return "no time" if found.timestamp_ms is None else format_ms(found.timestamp_ms)
-
-
 def _inspection_text(row: Row) -> str:
     rows: list[tuple[str, object]] = [
         ("scheme", row["scheme"]),
@@ -157,7 +153,10 @@ def _inspection_text(row: Row) -> str:
         ("time", row["time"] or "-"),
         ("timestamp_ms", "-" if row["timestamp_ms"] is None else row["timestamp_ms"]),
         *row["fields"].items(),
-        *(("also", f"{alt.scheme} ({_when(alt)})") for alt in row["_found"].alternatives),
+        *(
+            ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
+            for alt in row.get("alternatives", ())
+        ),
     ]
     width = max(len(name) for name, _ in rows)
     block = "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
@@ -179,7 +178,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
                 failed += 1
                 continue
             row = {"input": text, **found.as_dict()}
-            yield row if output != "text" else {**row, "_found": found, "_first": first}
+            yield row if output != "text" else {**row, "_first": first}
             first = False
 
     emit(rows(), output, _inspection_text)
