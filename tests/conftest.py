@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -12,3 +13,18 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=25, deadline=None)
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+#: What tests set for boto3: fake credentials and a region, never a real account.
+TEST_AWS_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+@pytest.fixture
+def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake AWS credentials and a region in the environment, for boto3 and the CLI."""
+    for name, value in TEST_AWS_ENV.items():
+        monkeypatch.setenv(name, value)

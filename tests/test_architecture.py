@@ -53,7 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("planning", ("ulidkeys.prefixcover", "ulidkeys.timewindow", "ulidkeys.planning")),
     ("execution", ("ulidkeys.execution", "ulidkeys.consuming")),
     ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb")),
-    ("top", ("ulidkeys.cli", "ulidkeys.demo", "ulidkeys.__main__")),
+    ("top", ("ulidkeys.cli", "ulidkeys.demo", "ulidkeys.progress", "ulidkeys.__main__")),
 )
 FACADE = "facade"  # the layer of the package root, ulidkeys/__init__.py
 FACADE_MAY_IMPORT = frozenset({"core", "ids", "planning"})

@@ -204,7 +204,7 @@ def test_ls_lists_exactly_the_window_on_moto(capsys: pytest.CaptureFixture[str])
 
 
 def test_ls_explain_and_bad_location(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["ls", "s3://b/uploads/", "--since", "2024-05-17T09:00:00Z", "--explain"]
+    argv = ["ls", "s3://photos/uploads/", "--since", "2024-05-17T09:00:00Z", "--explain"]
     assert main([*argv, "--until", "2024-05-17T10:00:00Z"]) == 0
     assert "StartAfter='uploads/01HY2WF4M0000000000000000'" in capsys.readouterr().out
     assert main(["ls", "bucket/uploads", "--since", "0", "--explain"]) == 2

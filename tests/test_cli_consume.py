@@ -21,13 +21,7 @@ POST = Entity(pk="Org#{org}", sk="Post#{id}")
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
+def aws(aws_credentials: None) -> Iterator[None]:
     with mock_aws():
         yield
 

@@ -20,6 +20,7 @@ from ulidkeys import ids
 from ulidkeys.dynamodb import Entity, Index, key_after, key_before
 from ulidkeys.errors import UlidkeysError, describe
 from ulidkeys.planning import listings, queries
+from ulidkeys.planning.locations import check_bucket_name, check_prefix, split_s3_url
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Cursor
 from ulidkeys.prefixcover import cover, prefix_block
@@ -108,6 +109,9 @@ TARGETS: dict[str, tuple[Callable[..., object], int]] = {
     "ULID.min_for": (ULID.min_for, 1),
     "ULID.max_for": (ULID.max_for, 1),
     "to_ms": (to_ms, 1),
+    "split_s3_url": (split_s3_url, 1),
+    "check_bucket_name": (check_bucket_name, 1),
+    "check_prefix": (check_prefix, 1),
     "TimeWindow": (TimeWindow, 2),
     "TimeWindow.from_ms": (TimeWindow.from_ms, 2),
     "TimeWindow.bounds": (lambda a: TimeWindow(0, 1).bounds(a), 1),

@@ -1,39 +1,138 @@
 """The ``ulidkeys`` command line: make ids, inspect them, and turn time windows into key bounds.
 
 Each sub-command is a thin wrapper over the library, so what it prints is what the API returns.
+A user mistake exits 2 and an AWS-side failure 1, each with one line on stderr (``--debug`` or
+``ULIDKEYS_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import math
+import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
+from ulidkeys import __version__, base32
 from ulidkeys.consuming import CheckpointStore, Consumption, FileStore
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
-from ulidkeys.errors import InvalidValue, InvalidWindow, UlidkeysError
-from ulidkeys.ids.inspection import Inspection, inspect
+from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
+from ulidkeys.ids.inspection import inspect
+from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import plan_window as plan_listing
+from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.planning.queries import plan_window as plan_query_window
-from ulidkeys.prefixcover import human_span, resolution_table
+from ulidkeys.prefixcover import END_OF_TIME_MS, human_span, resolution_table
+from ulidkeys.progress import track
 from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
-from ulidkeys.timeinput import format_ms
+from ulidkeys.timeinput import MAX_MS, TIME_TEXT_RULE, format_ms, to_ms
 from ulidkeys.timewindow import TimeWindow
-from ulidkeys.ulid import ULID, batch
+from ulidkeys.ulid import Monotonic, batch
+
+Row = Mapping[str, Any]
+
+#: Ids made per step by ``new``: any count streams in bounded memory.
+NEW_CHUNK = 65_536
+#: Largest count a flag takes (``-n``, ``--latest``, ``--limit``): far past any real use.
+MAX_COUNT = 10**18
+OUTPUTS = ("text", "json", "jsonl")
+DEBUG_ENV = "ULIDKEYS_DEBUG"
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def json_text(value: Any) -> str:
+    """JSON of an item as the services return it, numbers exact: a DynamoDB number (Decimal) is
+    a JSON number with all its digits, a set a sorted list, binary base64, a time ISO-8601."""
+    if isinstance(value, Decimal):
+        return str(value)  # '1486', '-0.5', '1.5E+3': all JSON numbers (DynamoDB has no NaN)
+    if isinstance(value, Mapping):
+        fields = sorted((str(k), v) for k, v in value.items())
+        return "{" + ", ".join(f"{json.dumps(k)}: {json_text(v)}" for k, v in fields) + "}"
+    if isinstance(value, (set, frozenset)):
+        return json_text(sorted(value, key=json_text))
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(json_text(v) for v in value) + "]"
+    if isinstance(value, (bytes, bytearray)) or isinstance(getattr(value, "value", None), bytes):
+        raw = bytes(value if isinstance(value, (bytes, bytearray)) else value.value)
+        return json.dumps(base64.b64encode(raw).decode())
+    if isinstance(value, datetime):
+        return json.dumps(iso_time(value))
+    return json.dumps(value, default=str)
+
+
+def iso_time(value: datetime) -> str:
+    """``2024-05-17T09:00:01Z``: UTC, a ``Z`` instead of ``+00:00``."""
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def emit(rows: Iterable[Row], output: str, text: Callable[[Row], str]) -> int:
+    """Print ``rows`` as text lines, JSON Lines or one JSON array (streamed); return the count."""
+    write = sys.stdout.write
+    count = 0
+    for row in rows:
+        if output == "text":
+            write(text(row) + "\n")
+        elif output == "jsonl":
+            write(json_text(row) + "\n")
+        else:
+            write(("[\n  " if count == 0 else ",\n  ") + json_text(row))
+        count += 1
+    if output == "json":
+        write("[]\n" if count == 0 else "\n]\n")
+    return count
+
+
+def _report(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+# --- new ---------------------------------------------------------------------------------------
+
+
+def _new_chunks(count: int, at_ms: int | None, monotonic: bool) -> Iterator[list[str]]:
+    """``count`` ids in chunks of at most :data:`NEW_CHUNK` (``batch`` takes a million at most)."""
+    fixed = None if at_ms is None else Monotonic(clock=lambda: at_ms)
+    left = count
+    while left:
+        n = min(left, NEW_CHUNK)
+        left -= n
+        if monotonic:
+            yield batch(n, monotonic=True) if fixed is None else fixed.batch(n)
+        elif at_ms is not None:
+            yield base32.random_tails(n, base32.encode_time(at_ms))
+        else:
+            yield batch(n)
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
-    if args.at is not None:
-        ids = [str(ULID.new(at=args.at)) for _ in range(args.count)]
-    else:
-        ids = batch(args.count, monotonic=args.monotonic)
-    print("\n".join(ids))
+    at_ms = None if args.at is None else to_ms(args.at, "--at")
+    chunks = _new_chunks(args.count, at_ms, args.monotonic)
+    if args.output == "text":
+        for chunk in chunks:
+            sys.stdout.write("\n".join(chunk) + "\n")
+        return 0
+
+    def rows() -> Iterator[Row]:
+        for chunk in chunks:
+            for text in chunk:
+                ms = base32.decode(text[:10])
+                yield {"id": text, "time": format_ms(ms), "timestamp_ms": ms}
+
+    emit(rows(), args.output, str)
     return 0
+
+
+# --- inspect -------------------------------------------------------------------------------------
 
 
 def _id_lines(ids: Sequence[str]) -> Iterator[str]:
@@ -47,61 +146,116 @@ def _id_lines(ids: Sequence[str]) -> Iterator[str]:
                 yield line.strip()
 
 
+def _inspection_text(row: Row) -> str:
+    rows: list[tuple[str, object]] = [
+        ("scheme", row["scheme"]),
+        ("id", row["id"]),
+        ("time", row["time"] or "-"),
+        ("timestamp_ms", "-" if row["timestamp_ms"] is None else row["timestamp_ms"]),
+        *row["fields"].items(),
+        *(
+            ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
+            for alt in row.get("alternatives", ())
+        ),
+    ]
+    width = max(len(name) for name, _ in rows)
+    block = "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+    return block if row["_first"] else "\n" + block
+
+
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    failed = printed = 0
-    for text in _id_lines(args.ids):
-        try:
-            found = inspect(text, scheme=args.scheme)
-        except UlidkeysError as error:  # report it and go on with the other ids
-            print(f"ulidkeys inspect: {error}", file=sys.stderr)
-            failed += 1
-            continue
-        if args.json:
-            print(json.dumps({"input": text, **found.as_dict()}, sort_keys=True))
-            continue
-        if printed:
-            print()
-        printed += 1
-        rows: list[tuple[str, object]] = [
-            ("scheme", found.scheme),
-            ("id", found.id),
-            ("time", "-" if found.timestamp_ms is None else format_ms(found.timestamp_ms)),
-            ("timestamp_ms", "-" if found.timestamp_ms is None else found.timestamp_ms),
-            *found.fields.items(),
-            *(("also", f"{alt.scheme} ({_when(alt)})") for alt in found.alternatives),
-        ]
-        width = max(len(name) for name, _ in rows)
-        for name, value in rows:
-            print(f"{name:<{width}}  {value}")
+    output = "jsonl" if args.json else args.output
+    failed = 0
+
+    def rows() -> Iterator[Row]:
+        nonlocal failed
+        first = True
+        for text in _id_lines(args.ids):
+            try:
+                found = inspect(text, scheme=args.scheme)
+            except UlidkeysError as error:  # report it and go on with the other ids
+                _report(f"ulidkeys inspect: {error}")
+                failed += 1
+                continue
+            row = {"input": text, **found.as_dict()}
+            yield row if output != "text" else {**row, "_first": first}
+            first = False
+
+    emit(rows(), output, _inspection_text)
     return 2 if failed else 0
 
 
-def _when(found: Inspection) -> str:
-    return "no time" if found.timestamp_ms is None else format_ms(found.timestamp_ms)
+# --- range ---------------------------------------------------------------------------------------
+
+
+def _range_row(args: argparse.Namespace) -> dict[str, Any]:
+    """Everything ``range`` prints, computed before any of it is printed."""
+    prefix = check_prefix(args.prefix, "--prefix") if args.prefix else ""
+    window = TimeWindow(args.since, args.until)
+    lo, hi = window.bounds(prefix)
+    block = window.enclosing_block()
+    row: dict[str, Any] = {
+        "since": format_ms(window.start_ms),
+        "until": format_ms(window.end_ms) if window.end_ms <= MAX_MS else "end of time",
+        "start_ms": window.start_ms,
+        "end_ms": window.end_ms,
+        "lower": lo,
+        # past the last ULID millisecond there is no upper key: every key >= lower is inside
+        "upper": hi if window.end_ms <= MAX_MS else None,
+        "prefix": prefix + block.prefix,
+        "prefix_selects": human_span(block.span_ms),
+    }
+    if args.cover or args.max_prefixes is not None:
+        cover = window.prefix_cover(args.max_prefixes)
+        row["cover"] = [prefix + p for p in cover]
+        row["cover_extra_ms"] = cover.extra_ms
+    if args.bucket is not None:
+        split_s3_url(f"s3://{args.bucket}/")
+        plan = plan_listing(KeyLayout(prefix=prefix), window.start_ms, window.end_ms)
+        row["aws"] = s3_commands(args.bucket, plan)
+    return row
+
+
+def _range_text(row: Row) -> str:
+    upper = row["upper"] or "none: the window runs to the end of time (every key >= lower)"
+    lines = [
+        f"window      [{row['since']}, {row['until']})",
+        f"lower (>=)  {row['lower']}",
+        f"upper (<)   {upper}",
+        f"prefix      {row['prefix'] or repr('')}  (selects {row['prefix_selects']})",
+    ]
+    if "cover" in row:
+        extra = row["cover_extra_ms"]
+        span = row["end_ms"] - row["start_ms"]
+        kind = "exact" if not extra else f"{extra} ms extra ({(span + extra) / span:.3g}x)"
+        lines.append(f"cover       {len(row['cover'])} prefixes, {kind}")
+        lines += [f"  {prefix}" for prefix in row["cover"]]
+    if "aws" in row:
+        lines += ["# the same listing with the AWS CLI:", *row["aws"]]
+    return "\n".join(lines)
 
 
 def _cmd_range(args: argparse.Namespace) -> int:
     if args.resolution:
-        print(f"{'char':>4}  {'one step spans':>16}  values")
-        for row in resolution_table():
-            print(f"{row.position:>4}  {row.human:>16}  {row.values}")
+        rows = [
+            {"position": r.position, "span": r.human, "values": r.values}
+            for r in resolution_table()
+        ]
+        if args.output == "text":
+            print(f"{'char':>4}  {'one step spans':>16}  values")
+        emit(rows, args.output, lambda r: f"{r['position']:>4}  {r['span']:>16}  {r['values']}")
         return 0
     if args.since is None:
         raise InvalidWindow("range needs --since (or --resolution for the resolution table)")
-    window = TimeWindow(args.since, args.until)
-    lo, hi = window.bounds(args.prefix)
-    block = window.enclosing_block()
-    print(f"window      {window}")
-    print(f"lower (>=)  {lo}")
-    print(f"upper (<)   {hi}")
-    print(f"prefix      {args.prefix}{block.prefix}  (selects {human_span(block.span_ms)})")
-    if args.cover or args.max_prefixes is not None:
-        cover = window.prefix_cover(args.max_prefixes)
-        kind = "exact" if cover.is_exact else f"{cover.extra_ms} ms extra ({cover.ratio:.3g}x)"
-        print(f"cover       {len(cover)} prefixes, {kind}")
-        for prefix in cover:
-            print(f"  {args.prefix}{prefix}")
+    row = _range_row(args)
+    if args.output == "json":  # one window: one object, not an array of one
+        print(json.dumps(row, indent=2))
+        return 0
+    emit([row], args.output, _range_text)
     return 0
+
+
+# --- AWS: sessions, checkpoints, cursors -------------------------------------------------------
 
 
 def _fields(pairs: Sequence[str]) -> dict[str, str]:
@@ -115,62 +269,27 @@ def _fields(pairs: Sequence[str]) -> dict[str, str]:
     return fields
 
 
+def _check_endpoint(url: str | None) -> None:
+    if url is None:
+        return
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidValue(
+            f"--endpoint-url {url!r} is not an http(s) URL; expected e.g. http://127.0.0.1:5000"
+        )
+
+
 def _session(args: argparse.Namespace) -> Any:
     import boto3  # the aws extra: only the commands that call AWS need it
 
-    return boto3.session.Session(region_name=args.region)
-
-
-def _print_json_lines(items: Iterable[Mapping[str, Any]]) -> int:
-    count = 0
-    for item in items:
-        print(json.dumps(item, default=str, sort_keys=True))
-        count += 1
-    return count
-
-
-def _cmd_query(args: argparse.Namespace) -> int:
-    entity = Entity(
-        pk=args.pk,
-        sk=args.sk,
-        pk_attr=args.pk_attr,
-        sk_attr=args.sk_attr,
-        bucket=args.bucket,
-        shards=args.shards,
-    )
-    fields: dict[str, Any] = dict(_fields(args.field))
-    if args.checkpoint is not None:
-        _refuse_with_checkpoint(args, "newest_first", "limit")
-    window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
-    if args.explain:
-        plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
-        print(plan.explain())
-        return 0
-    if not args.table:
-        raise InvalidValue("query needs --table (or --explain to print the plan only)")
-    session = _session(args)
-    table = Table(
-        session.client("dynamodb", endpoint_url=args.endpoint_url), entity, table_name=args.table
-    )
-    if args.checkpoint is not None:
-        store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
-        consumption = table.consume(store, **_consume_options(args), **fields)
-        return _consume(consumption, _print_json_lines, "items")
-    items = table.query_window(args.since, args.until, **window, **fields)
-    count = _print_json_lines(items)
-    stats = items.stats
-    print(
-        f"{count} items, {stats.calls} Query calls, {stats.read} items read",
-        file=sys.stderr,
-    )
-    _print_cursor(items.cursor)
-    return 0
+    _check_endpoint(args.endpoint_url)
+    return boto3.session.Session(profile_name=args.profile, region_name=args.region)
 
 
 def _checkpoint_store(spec: str, session: Any, endpoint_url: str | None) -> CheckpointStore:
     """``--checkpoint``: ``s3://BUCKET/KEY`` names an S3 object, anything else a local file."""
     if spec.startswith("s3://"):
-        bucket, key = _split_s3_url(spec)
+        bucket, key = split_s3_url(spec)
         if not key or key.endswith("/"):
             raise InvalidValue(f"--checkpoint {spec!r} must name an object: s3://BUCKET/KEY")
         return S3CheckpointStore(session.client("s3", endpoint_url=endpoint_url), bucket, key)
@@ -195,45 +314,83 @@ def _consume_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _consume(consumption: Consumption[Any], show: Any, noun: str) -> int:
+def _consume(consumption: Consumption[Any], show: Callable[[Any], int], noun: str) -> int:
     """Print what is new, then commit: a crash before the commit prints it again next time."""
     count = show(consumption)
     checkpoint = consumption.commit()
     stats = consumption.stats
-    print(
+    _report(
         f"{count} new {noun}, {stats.calls} calls, {stats.read} read ({stats.repeated} again in "
-        f"the overlap, {stats.late} late); checkpoint: {describe_checkpoint(checkpoint)}",
-        file=sys.stderr,
+        f"the overlap, {stats.late} late); checkpoint: {describe_checkpoint(checkpoint)}"
     )
     return 0
 
 
 def _print_cursor(cursor: str | None) -> None:
     if cursor is not None:
-        print(f"resume after the last one with: --cursor {cursor}", file=sys.stderr)
+        _report(f"resume after the last one with: --cursor {cursor}")
 
 
-def _split_s3_url(url: str) -> tuple[str, str]:
-    """``s3://bucket/uploads/`` -> ``("bucket", "uploads/")``."""
-    if not url.startswith("s3://") or len(url) <= len("s3://"):
-        raise InvalidValue(f"{url!r} is not an S3 location; expected s3://BUCKET/PREFIX")
-    bucket, _, prefix = url[len("s3://") :].partition("/")
-    return bucket, prefix
+def _aws_options(args: argparse.Namespace) -> list[str]:
+    """The connection flags given to ulidkeys, for the printed ``aws`` commands too."""
+    options = []
+    for flag in ("endpoint_url", "region", "profile"):
+        value = getattr(args, flag, None)
+        if value is not None:
+            options += ["--" + flag.replace("_", "-"), value]
+    return options
 
 
-def _print_objects(objects: Iterable[Mapping[str, Any]]) -> int:
-    count = 0
-    for obj in objects:
-        print(f"{obj['Key']}\t{obj.get('Size', '')}")
-        count += 1
-    return count
+def _explain(plan_text: str, commands: list[str]) -> int:
+    print(plan_text)
+    print("# the same calls with the AWS CLI (paste into a shell):")
+    print("\n".join(commands))
+    return 0
+
+
+# --- ls ------------------------------------------------------------------------------------------
+
+
+def _object_row(obj: Mapping[str, Any]) -> dict[str, Any]:
+    row = {"Key": obj["Key"], "Size": obj.get("Size")}
+    modified = obj.get("LastModified")
+    row["LastModified"] = iso_time(modified) if isinstance(modified, datetime) else modified
+    row["ETag"], row["StorageClass"] = obj.get("ETag"), obj.get("StorageClass")
+    return row
+
+
+def _object_text(row: Row) -> str:
+    return f"{row['Key']}\t{row['Size']}\t{row['LastModified']}"
+
+
+def _ls_layout(args: argparse.Namespace, prefix: str) -> KeyLayout:
+    if prefix:
+        check_prefix(prefix, location=args.location)
+    shards = args.shards or None
+    return KeyLayout(prefix=prefix, shards=shards, period=args.period, suffix=args.suffix)
+
+
+def _suffix_fits(layout: KeyLayout) -> Callable[[Mapping[str, Any]], bool]:
+    """With ``--suffix``, only keys whose text after the id is exactly that suffix."""
+    if not layout.suffix:
+        return lambda obj: True
+    return lambda obj: layout.split(obj["Key"])[1] == layout.suffix
+
+
+def _show_objects(args: argparse.Namespace, layout: KeyLayout) -> Callable[[Any], int]:
+    fits = _suffix_fits(layout)
+
+    def show(objects: Any) -> int:
+        stats = objects.stats
+        tracked = track(objects, "objects", lambda: (stats.returned, stats.calls))
+        return emit((_object_row(o) for o in tracked if fits(o)), args.output, _object_text)
+
+    return show
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    bucket_name, prefix = _split_s3_url(args.location)
-    layout = KeyLayout(
-        prefix=prefix, shards=args.shards or None, period=args.period, suffix=args.suffix
-    )
+    bucket_name, prefix = split_s3_url(args.location)
+    layout = _ls_layout(args, prefix)
     directory = is_directory_bucket(bucket_name)
     if args.checkpoint is not None:
         _refuse_with_checkpoint(args, "latest")
@@ -244,35 +401,204 @@ def _cmd_ls(args: argparse.Namespace) -> int:
             raise InvalidWindow("ls --explain needs --since")
         start, end = resolve_window(args.since, args.until, args.cursor)
         plan = plan_listing(layout, start, end, cursor=args.cursor, directory_bucket=directory)
-        print(plan.explain())
-        return 0
+        commands = s3_commands(bucket_name, plan, layout.suffix, _aws_options(args))
+        return _explain(plan.explain(), commands)
     session = _session(args)
     bucket = Bucket(session.client("s3", endpoint_url=args.endpoint_url), bucket_name, layout)
+    show = _show_objects(args, layout)
     if args.checkpoint is not None:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
-        return _consume(bucket.consume(store, **_consume_options(args)), _print_objects, "objects")
+        return _consume(bucket.consume(store, **_consume_options(args)), show, "objects")
     if args.latest is not None:
         listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor)
     elif args.since is None and args.cursor is None:
         raise InvalidWindow("ls needs --since (or --latest N)")
     else:
         listing = bucket.list_window(args.since, args.until, cursor=args.cursor)
-    _print_objects(listing)
+    with listing:
+        printed = show(listing)
     stats = listing.stats
-    print(
-        f"{stats.returned} objects, {stats.calls} ListObjectsV2 calls, "
-        f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout",
-        file=sys.stderr,
+    other = f" ({stats.returned - printed} with another suffix left out)" if layout.suffix else ""
+    _report(
+        f"{printed} objects{other}, {stats.calls} ListObjectsV2 calls, "
+        f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout"
     )
     _print_cursor(listing.cursor)
     return 0
 
 
+# --- query ---------------------------------------------------------------------------------------
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    entity = Entity(
+        pk=args.pk,
+        sk=args.sk,
+        pk_attr=args.pk_attr,
+        sk_attr=args.sk_attr,
+        bucket=args.bucket,
+        shards=args.shards,
+    )
+    fields: dict[str, Any] = dict(_fields(args.field))
+    if args.checkpoint is not None:
+        _refuse_with_checkpoint(args, "newest_first", "limit")
+    window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
+    if args.explain:
+        plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
+        commands = dynamodb_commands(args.table or "TABLE", plan, _aws_options(args))
+        return _explain(plan.explain(), commands)
+    if not args.table:
+        raise InvalidValue("query needs --table (or --explain to print the plan only)")
+    session = _session(args)
+    client = session.client("dynamodb", endpoint_url=args.endpoint_url)
+    table = Table(client, entity, table_name=args.table)
+
+    def show(items: Any) -> int:
+        stats = items.stats
+        tracked = track(items, "items", lambda: (stats.returned, stats.calls))
+        sort_key = args.sk_attr
+        return emit(tracked, args.output, lambda i: f"{i.get(sort_key, '')}\t{json_text(i)}")
+
+    if args.checkpoint is not None:
+        store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
+        return _consume(table.consume(store, **_consume_options(args), **fields), show, "items")
+    items = table.query_window(args.since, args.until, **window, **fields)
+    with items:
+        count = show(items)
+    stats = items.stats
+    _report(f"{count} items, {stats.calls} Query calls, {stats.read} items read")
+    _print_cursor(items.cursor)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    return run_demo()
+
+
+# --- failures ------------------------------------------------------------------------------------
+
+_CONFIG_ERRORS = {  # botocore errors raised before anything is sent: the set-up is wrong
+    "ProfileNotFound": "{error}; check --profile / AWS_PROFILE (`aws configure list-profiles`)",
+    "NoCredentialsError": "no AWS credentials found; run `aws configure`, pass --profile, or "
+    "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+    "PartialCredentialsError": "{error}; check your AWS credentials (`aws configure`)",
+    "NoRegionError": "no AWS region is set; pass --region or set AWS_REGION",
+    "ParamValidationError": "AWS would refuse this request: {error}",
+    "InvalidRegionError": "{error}; pass a region such as --region us-east-1",
+}
+_NETWORK_ERRORS = ("EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError")
+_CREDENTIAL_CODES = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "InvalidAccessKeyId",
+        "SignatureDoesNotMatch",
+        "UnrecognizedClientException",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidClientTokenId",
+    }
+)
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _aws_message(code: str, error: BaseException, args: argparse.Namespace) -> str:
+    said = error.response.get("Error", {}).get("Message") or code  # type: ignore[attr-defined]
+    if code == "NoSuchBucket":
+        bucket = getattr(args, "location", "")
+        return f"{bucket}: no such bucket (NoSuchBucket); check the bucket name and --region"
+    if code == "ResourceNotFoundException":
+        return f"table {args.table!r} not found ({code}); check --table and --region"
+    if code == "ValidationException":
+        return (
+            f"DynamoDB refused the query ({code}: {said}); check that --pk-attr/--sk-attr "
+            f"({args.pk_attr}/{args.sk_attr}) are the table's key attributes"
+        )
+    if code in _CREDENTIAL_CODES:
+        return f"AWS refused the request ({code}: {said}); check your credentials and permissions"
+    return f"AWS refused the request ({code}: {said})"
+
+
+def failure(error: BaseException, args: argparse.Namespace) -> tuple[int, str]:
+    """``(exit status, one line)`` for an error: 2 for a mistake in the command or the AWS
+    set-up (nothing was sent), 1 for a failure AWS or the network reported."""
+    if isinstance(error, ServiceError):
+        return 1, str(error)
+    if isinstance(error, UlidkeysError):
+        return 2, str(error)
+    names = {cls.__name__ for cls in type(error).__mro__}
+    for name, message in _CONFIG_ERRORS.items():
+        if name in names:
+            return 2, message.format(error=_one_line(error))
+    if names.intersection(_NETWORK_ERRORS):
+        where = args.endpoint_url or "AWS"
+        return 1, f"could not reach {where} ({_one_line(error)}); check --endpoint-url, network"
+    code, _status = aws_error(error)
+    if code is not None:
+        return 1, _aws_message(code, error, args)
+    return 1, (
+        f"unexpected {type(error).__name__}: {_one_line(error)} (run again with --debug for the "
+        "traceback, and please report it)"
+    )
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``| head``), send the rest to /dev/null: no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a captured stdout has no file descriptor
+        pass
+
+
+# --- arguments -----------------------------------------------------------------------------------
+
+
+def count_arg(text: str) -> int:
+    """A count flag: ASCII digits only (``-5``, ``1e3`` and ``٣`` are refused alike)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count: write digits, e.g. 20")
+    if len(text) > 19 or int(text) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text} is more than {MAX_COUNT:.0e}")
+    return int(text)
+
+
+def seconds_arg(text: str) -> float:
+    """A duration in seconds: finite and >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
+
+
+TIME_HELP = "a time: " + TIME_TEXT_RULE.replace("%", "%%")
+
+
+def _add_output(parser: argparse.ArgumentParser, default: str = "text") -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=OUTPUTS,
+        default=default,
+        help=f"text, one JSON array, or JSON Lines (default {default})",
+    )
+
+
 def _add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint-url", help="e.g. a local moto server: http://127.0.0.1:5000")
     parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
+    parser.add_argument("--profile", default=None, help="AWS profile (default: your AWS config)")
     parser.add_argument(
-        "--explain", action="store_true", help="print the planned calls; call nothing"
+        "--explain",
+        action="store_true",
+        help="print the planned calls and the same calls as `aws` commands; call nothing",
     )
     parser.add_argument(
         "--cursor", help="resume just past the last item a previous run printed (its cursor)"
@@ -285,112 +611,159 @@ def _add_aws_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--settle",
-        type=float,
+        type=seconds_arg,
         default=30.0,
         metavar="SECONDS",
         help="with --checkpoint: leave out the last SECONDS (uploads still arriving)",
     )
     parser.add_argument(
         "--overlap",
-        type=float,
+        type=seconds_arg,
         default=60.0,
         metavar="SECONDS",
         help="with --checkpoint: re-check SECONDS below the watermark for late arrivals",
     )
 
 
+def _add_window(parser: argparse.ArgumentParser, since: str) -> None:
+    parser.add_argument("--since", help=f"{TIME_HELP} ({since})")
+    parser.add_argument("--until", default=None, help="a time, as --since (default: now)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ulidkeys", description="Time-sortable keys (ULID) for S3 and DynamoDB."
+    debug = _Parser(add_help=False)
+    debug.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help=f"show the traceback of a failure (or set {DEBUG_ENV}=1)",
     )
+    parser = _Parser(
+        prog="ulidkeys",
+        description="Time-sortable keys (ULID) for S3 and DynamoDB. Exit status: 0 done, "
+        "2 a mistake in the command or the AWS set-up, 1 a failure AWS reported.",
+        parents=[debug],
+    )
+    parser.add_argument("--version", action="version", version=f"ulidkeys {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    new = commands.add_parser("new", help="print fresh ULIDs")
-    new.add_argument("-n", "--count", type=int, default=1, help="how many (default 1)")
-    new.add_argument("--monotonic", action="store_true", help="a strictly increasing run")
-    new.add_argument("--at", help="a time instead of now (ISO-8601 with offset, or epoch ms)")
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=text, description=text, parents=[debug])
+
+    new = command("new", "print fresh ULIDs")
+    new.add_argument("-n", "--count", type=count_arg, default=1, help="how many (default 1)")
+    new.add_argument(
+        "--monotonic", action="store_true", help="a strictly increasing run (also with --at)"
+    )
+    new.add_argument("--at", help=f"{TIME_HELP} (default: now)")
+    _add_output(new)
     new.set_defaults(handler=_cmd_new)
 
-    described = commands.add_parser(
-        "inspect", help="what ids are: scheme, time and fields (ULID, UUID, KSUID, ...)"
-    )
+    described = command("inspect", "what ids are: scheme, time and fields (ULID, UUID, ...)")
     described.add_argument(
         "ids", nargs="*", metavar="ID", help="ids to inspect; '-' or none: one per line of stdin"
     )
-    described.add_argument("--json", action="store_true", help="print JSON Lines, one per id")
+    described.add_argument("--json", action="store_true", help="the same as --output jsonl")
     described.add_argument(
         "--scheme", help="read every id as this scheme (e.g. discord-snowflake, typeid)"
     )
+    _add_output(described)
     described.set_defaults(handler=_cmd_inspect)
 
-    window = commands.add_parser("range", help="key bounds of a time window")
-    window.add_argument("--since", help="ISO-8601, epoch ms, or 'now'")
-    window.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
-    window.add_argument("--prefix", default="", help="key prefix before the ULID")
+    window = command("range", "key bounds of a time window")
+    _add_window(window, "required")
+    window.add_argument("--prefix", default="", help="key prefix before the ULID, e.g. uploads/")
     window.add_argument("--cover", action="store_true", help="print the exact prefix cover")
     window.add_argument(
-        "--max-prefixes", type=int, help="a cover of at most this many prefixes (superset)"
+        "--max-prefixes", type=count_arg, help="a cover of at most this many prefixes (superset)"
+    )
+    window.add_argument(
+        "--bucket", help="also print the `aws s3api list-objects-v2` command for this bucket"
     )
     window.add_argument(
         "--resolution", action="store_true", help="print what each time character spans"
     )
+    _add_output(window)
     window.set_defaults(handler=_cmd_range)
 
-    ls = commands.add_parser("ls", help="S3 objects of a key layout in a time window")
-    ls.add_argument("location", help="s3://BUCKET/PREFIX (the layout's prefix)")
-    ls.add_argument("--since", help="ISO-8601, epoch ms, or 'now'")
-    ls.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
-    ls.add_argument("--latest", type=int, metavar="N", help="the N newest (before --until)")
-    ls.add_argument("--shards", type=int, default=0, help="shard folders in the layout")
+    ls = command("ls", "S3 objects of a key layout in a time window")
+    ls.add_argument(
+        "location", help="s3://BUCKET/PREFIX, the layout's prefix (a folder ends in '/')"
+    )
+    _add_window(ls, "required unless --latest or --cursor")
+    ls.add_argument("--latest", type=count_arg, metavar="N", help="the N newest (before --until)")
+    ls.add_argument("--shards", type=count_arg, default=0, help="shard folders in the layout")
     ls.add_argument("--period", choices=["day", "hour"], default=None, help="period folders")
-    ls.add_argument("--suffix", default="", help="text after the ULID, e.g. .jpg")
+    ls.add_argument(
+        "--suffix",
+        default="",
+        help="the exact text after the id, e.g. .jpg: only KEY = PREFIX...ID.jpg is listed (not "
+        ".png, not .tar.jpg); without it keys with any extension are listed",
+    )
+    _add_output(ls)
     _add_aws_options(ls)
     ls.set_defaults(handler=_cmd_ls)
 
-    query = commands.add_parser("query", help="DynamoDB items of an entity in a time window")
+    query = command("query", "DynamoDB items of an entity in a time window")
     query.add_argument("--table", help="table name")
     query.add_argument("--pk", required=True, help="partition key template, e.g. 'Org#{org}'")
     query.add_argument("--sk", required=True, help="sort key template, e.g. 'Post#{id}'")
     query.add_argument(
         "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
     )
-    query.add_argument("--since", help="ISO-8601, epoch ms, or 'now' (default: the epoch)")
-    query.add_argument("--until", default=None, help="ISO-8601, epoch ms, or 'now' (default)")
+    _add_window(query, "default: the epoch")
     query.add_argument("--newest-first", action="store_true")
-    query.add_argument("--limit", type=int, default=None)
+    query.add_argument("--limit", type=count_arg, default=None)
     query.add_argument("--pk-attr", default="PK")
     query.add_argument("--sk-attr", default="SK")
     query.add_argument("--bucket", choices=["hour", "day", "month", "year"], default=None)
-    query.add_argument("--shards", type=int, default=None)
+    query.add_argument("--shards", type=count_arg, default=None)
+    _add_output(query, default="jsonl")
     _add_aws_options(query)
     query.set_defaults(handler=_cmd_query)
 
-    demo = commands.add_parser("demo", help="a tour of the library")
+    demo = command("demo", "a tour of the library")
     demo.set_defaults(handler=_cmd_demo)
     return parser
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    return run_demo()
-
-
-def _time_arg(value: str | None) -> str | int | None:
-    """Epoch milliseconds arrive from the shell as digits: pass them on as an int."""
-    # isdigit() is True for '١٢٣' too (Arabic-Indic digits); only ASCII digits are ms
-    return int(value) if value is not None and value.isascii() and value.isdigit() else value
+def _end_of_time(until: str | None) -> str | int | None:
+    """``--until 281474976710656`` (2**48 ms): the exclusive end past the last ULID millisecond,
+    which only an int says to :class:`TimeWindow` (a time text stops at the last millisecond)."""
+    if until is not None and until.strip().lower() in (f"{END_OF_TIME_MS}", f"{END_OF_TIME_MS}ms"):
+        return END_OF_TIME_MS
+    return until
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    for name in ("at", "since", "until"):
-        if hasattr(args, name):
-            setattr(args, name, _time_arg(getattr(args, name)))
+    if hasattr(args, "until"):
+        args.until = _end_of_time(args.until)
+    debug = getattr(args, "debug", False) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
     try:
         return int(args.handler(args))
-    except UlidkeysError as error:
-        print(f"ulidkeys {args.command}: {error}", file=sys.stderr)
-        return 2
+    except BrokenPipeError:  # `| head` closed the pipe: stop quietly, like `yes | head`
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        _report(f"ulidkeys {args.command}: interrupted")
+        return 130
+    except Exception as error:
+        if debug:
+            raise
+        status, message = failure(error, args)
+        _report(f"ulidkeys {args.command}: {message}")
+        return status
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
-"""Time inputs: aware datetimes, epoch-millisecond ints, ISO-8601 strings, "now", timedeltas.
+"""Time inputs: aware datetimes, epoch-millisecond ints, timedeltas, and time text.
 
 Every public function that takes a time funnels it through :func:`to_ms`, so the rules (no
-naive datetimes, 48-bit range, sub-millisecond input floored) are the same everywhere.
+naive datetimes, 48-bit range, sub-millisecond input floored, one grammar for text) are the
+same everywhere - in the API and on the command line.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -52,6 +54,92 @@ def datetime_to_ms(value: datetime, name: str = "time") -> int:
     return check_ms((delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000, name)
 
 
+#: Bare integers in ``[SECONDS_BAND)`` are refused: as epoch milliseconds they fall in
+#: 1970-01-02 .. 1973-03-03, which nobody means, while as epoch seconds they are 1973 .. 5138.
+SECONDS_BAND = (10**8, 10**11)
+#: ``Ns`` is epoch seconds from 10**9 (2001-09-09T01:46:40Z) on and a duration below 10**8
+#: (3.2 years); in between it is refused, as both readings are plausible.
+EPOCH_SECONDS_FROM = 10**9
+_DURATION_UP_TO = 10**8
+
+_UNIT_MS = {"w": 604_800_000, "d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1000}
+_DURATION_RE = re.compile(r"(?:[0-9]+[wdhms])+")
+_TERM_RE = re.compile(r"([0-9]+)([wdhms])")
+_EPOCH_RE = re.compile(r"([0-9]+)(ms|s)?")
+
+#: The grammar of a time as text, for error messages and ``--help``.
+TIME_TEXT_RULE = (
+    "ISO-8601 with an offset ('2024-05-17T09:00:00Z'), 'now', a duration before now ('90s', "
+    "'15m', '2h', '7d', '1w', '1h30m'), or epoch time with its unit ('1715936400s', "
+    "'1715936400000ms'; bare digits are milliseconds)"
+)
+
+
+def _both_readings(text: str, name: str, first: tuple[str, int], second: tuple[str, int]) -> str:
+    shown = [f"as {how} it is {format_ms(ms)}" for how, ms in (first, second)]
+    return f"{name}={text!r} is ambiguous: {shown[0]}, {shown[1]}"
+
+
+def _number_time(text: str, name: str, now: int | None) -> int | None:
+    """The millisecond of ``digits``, ``digits ms`` or ``digits s``; None for other text."""
+    found = _EPOCH_RE.fullmatch(text)
+    if found is None:
+        return None
+    digits, unit = found.groups()
+    if len(digits) > 20:  # past any 48-bit millisecond, and int() of it stays cheap
+        raise TimeOutOfRange(f"{name}={describe(text)} is past the 48-bit millisecond limit")
+    value = int(digits)
+    if unit == "ms":
+        return check_ms(value, name)
+    if unit is None:
+        if SECONDS_BAND[0] <= value < SECONDS_BAND[1]:
+            readings = ("epoch milliseconds", value), ("epoch seconds", value * 1000)
+            raise InvalidTime(
+                _both_readings(text, name, *readings)
+                + f"; write {digits + 's'!r} for seconds or {digits + 'ms'!r} for milliseconds"
+            )
+        return check_ms(value, name)
+    if value >= EPOCH_SECONDS_FROM:
+        return check_ms(value * 1000, name)
+    if value < _DURATION_UP_TO:
+        return None  # a duration: the caller reads it
+    reference = now_ms() if now is None else now
+    readings = ("epoch seconds", value * 1000), ("a duration before now", reference - value * 1000)
+    raise InvalidTime(
+        _both_readings(text, name, *readings)
+        + f"; write {digits + '000ms'!r} for the epoch time or the duration in days "
+        f"({value // 86_400}d)"
+    )
+
+
+def parse_time_text(text: str, name: str = "time", *, now: int | None = None) -> int:
+    """Milliseconds of a time written as text (see :data:`TIME_TEXT_RULE`).
+
+    One grammar for the command line and the API's strings, built so that it cannot misread
+    epoch seconds as milliseconds: bare digits are milliseconds, except those plausible only
+    as seconds (:data:`SECONDS_BAND`), which are refused with both readings shown; ``s`` and
+    ``ms`` say the unit. Durations (``2h``) count back from ``now`` (or the clock).
+    """
+    stripped = text.strip()
+    if stripped.isascii() and stripped.isprintable():
+        lowered = stripped.lower()
+        number = _number_time(lowered, name, now)
+        if number is not None:
+            return number
+        if _DURATION_RE.fullmatch(lowered):
+            terms = _TERM_RE.findall(lowered)
+            if sum(len(digits) for digits, _ in terms) > 40:
+                raise TimeOutOfRange(f"{name}={describe(text)} reaches before the Unix epoch")
+            back = sum(int(digits) * _UNIT_MS[unit] for digits, unit in terms)
+            reference = now_ms() if now is None else now
+            if back > reference:
+                raise TimeOutOfRange(
+                    f"{name}={text!r} reaches back before the Unix epoch (1970-01-01T00:00:00Z)"
+                )
+            return reference - back
+    return parse_iso(text, name, now=now)
+
+
 def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
     """Milliseconds of an ISO-8601 string with an offset or ``Z``; ``"now"`` is ``now`` (or
     the clock, if not given)."""
@@ -70,8 +158,8 @@ def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
         parsed = datetime.fromisoformat(candidate)
     except ValueError:
         raise InvalidTime(
-            f"{name}={describe(text)} is not an ISO-8601 time; expected e.g. "
-            "'2024-05-17T09:00:00Z' or '2024-05-17T09:00:00+02:00'"
+            f"{name}={describe(text)} is not an ISO-8601 time or any other time text; expected "
+            + TIME_TEXT_RULE
         ) from None
     if parsed.tzinfo is None:
         raise NaiveDatetime(
@@ -86,7 +174,8 @@ def to_ms(value: TimeInput, name: str = "time", *, now: int | None = None) -> in
 
     * aware ``datetime`` -> its millisecond (sub-millisecond part floored);
     * ``int`` -> taken as epoch milliseconds;
-    * ``str`` -> ISO-8601 with an offset or ``Z``, or ``"now"``;
+    * ``str`` -> :func:`parse_time_text`: ISO-8601 with an offset or ``Z``, ``"now"``, a
+      duration before now (``"2h"``) or epoch time with its unit (``"1715936400s"``);
     * ``timedelta`` -> that long before now.
 
     ``now`` may be passed so that both ends of a window (``"now"`` and timedeltas alike) use
@@ -99,7 +188,7 @@ def to_ms(value: TimeInput, name: str = "time", *, now: int | None = None) -> in
     if isinstance(value, int):
         return check_ms(value, name)
     if isinstance(value, str):
-        return parse_iso(value, name, now=now)
+        return parse_time_text(value, name, now=now)
     if isinstance(value, timedelta):
         reference = now_ms() if now is None else now
         back = value // timedelta(milliseconds=1)

@@ -1,0 +1,63 @@
+"""S3 locations as a user types them: ``s3://BUCKET/PREFIX``, bucket names and key prefixes.
+
+Checked before any call (and by ``--explain``, which calls nothing), with the fix in the
+message: one rule for every command that takes a bucket or a prefix.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ulidkeys.errors import InvalidKeyPart, InvalidLayout, InvalidValue, describe, require_str
+from ulidkeys.planning.layout import KeyLayout
+
+# General-purpose buckets: 3-63 of a-z 0-9 . - (botocore also lets through the upper case and
+# '_' of buckets made in us-east-1 before 2018, so those pass too); directory buckets end in
+# '--<zone id>--x-s3'.
+_BUCKET_RE = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,61}[a-zA-Z0-9]")
+_DIRECTORY_RE = re.compile(r"[a-z0-9][a-z0-9-]*--[a-z0-9-]+--x-s3")
+BUCKET_RULE = (
+    "3-63 lowercase letters, digits, '.' and '-', starting and ending with a letter or digit"
+)
+
+
+def check_bucket_name(name: str) -> str:
+    """``name`` if S3 could have a bucket of that name, else InvalidValue naming the rule."""
+    if not require_str(name, "bucket"):
+        raise InvalidValue("the bucket name is empty; write s3://BUCKET/PREFIX")
+    if _DIRECTORY_RE.fullmatch(name) and len(name) <= 63:
+        return name
+    if not _BUCKET_RE.fullmatch(name) or ".." in name:
+        raise InvalidValue(f"{describe(name)} is not an S3 bucket name: a name is {BUCKET_RULE}")
+    return name
+
+
+def split_s3_url(url: str) -> tuple[str, str]:
+    """``s3://bucket/uploads/`` -> ``("bucket", "uploads/")``, the bucket name checked."""
+    if not require_str(url, "location").startswith("s3://"):
+        raise InvalidValue(f"{describe(url)} is not an S3 location; expected s3://BUCKET/PREFIX")
+    bucket, _, prefix = url[len("s3://") :].partition("/")
+    check_bucket_name(bucket)
+    return bucket, prefix
+
+
+def check_prefix(prefix: str, name: str = "prefix", location: str | None = None) -> str:
+    """``prefix`` if it can start the keys of a layout; else InvalidValue with the fix.
+
+    The layout's rules (no leading '/', no control characters, ...) apply, and a prefix may
+    not end in a letter or digit: the id would follow it directly (``uploads01HY2...``), which
+    is almost always a missing '/' (``s3://photos/uploads`` meant as the folder).
+    """
+    try:
+        KeyLayout(prefix=prefix)
+    except (InvalidLayout, InvalidKeyPart) as error:
+        raise InvalidValue(f"{name} {describe(prefix)}: {error}") from None
+    if prefix[-1:].isalnum():
+        where = location or f"{name} {describe(prefix)}"
+        fix = f"{location}/" if location is not None else f"{prefix}/"
+        raise InvalidValue(
+            f"{where} ends in a letter or digit, so ids would follow it directly "
+            f"({prefix}01HY2...); for the folder write {fix} (or end the prefix with its "
+            "separator, e.g. '-')"
+        )
+    return prefix
