@@ -1,0 +1,105 @@
+"""The alternatives the demo, notebooks and benchmarks compare against (ulidkeys.baselines)
+measure what they claim on moto, and the demo's budgeted-cover table shows real covers."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from ulidkeys import ULID, TimeWindow, base32
+from ulidkeys.baselines import filter_expression, full_listing, prefix_delimiter
+from ulidkeys.demo import HOUR, _tour_ulids
+from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.errors import InvalidValue
+from ulidkeys.planning.listings import ListCall
+from ulidkeys.prefixcover import human_span
+from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+
+T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
+LAYOUT = KeyLayout("up/", suffix=".jpg")
+POST = Entity(pk="Org#{org}", sk="Post#{id}")
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    with mock_aws():
+        yield
+
+
+def _ids(count: int, span_ms: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        base32.encode_time(T0 + rng.randrange(span_ms)) + base32.encode_random(rng.getrandbits(80))
+        for _ in range(count)
+    ]
+
+
+def test_s3_baselines_count_calls_and_keys_and_the_delimiter_trick_loses_keys(aws: None) -> None:
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket="baseline")
+    keys = sorted(LAYOUT.key_for(i) for i in _ids(2_300, 6 * 3_600_000, 1))
+    for key in keys:
+        s3.put_object(Bucket="baseline", Key=key, Body=b"")
+    s3.put_object(Bucket="baseline", Key="other/x", Body=b"")  # outside the prefix: never read
+    everything = full_listing(s3, "baseline", "up/")
+    assert everything.keys == keys and everything.read == len(keys) and everything.calls == 3
+
+    window = TimeWindow.from_ms(T0 + 3_600_000 + 17, T0 + 2 * 3_600_000)
+    inside = [k for k in keys if LAYOUT.parse(k).ms in window]
+    ours = Bucket(s3, "baseline", LAYOUT).list_window(window.start_ms, window.end_ms)
+    assert [o["Key"] for o in ours] == inside
+    plan = plan_window(LAYOUT, window.start_ms, window.end_ms)
+    lossy = prefix_delimiter(s3, "baseline", plan.calls)
+    found = [k for k in lossy.keys if LAYOUT.parse(k).ms in window]
+    assert set(found) < set(inside)  # a strict subset: keys were folded away
+    assert lossy.read > len(lossy.keys)  # the folded keys come back as CommonPrefixes
+    assert lossy.calls == 1
+
+
+def test_delimiter_needs_an_upper_bound() -> None:
+    with pytest.raises(InvalidValue, match="no upper bound"):
+        prefix_delimiter(None, "b", [ListCall(prefix="up/", start_after=None, stop_at=None)])
+
+
+def test_filter_expression_reads_the_whole_partition(aws: None) -> None:
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    client.create_table(**POST.table_definition("app"))
+    posts = Table(client, POST, table_name="app")
+    ids = _ids(300, 24 * 3_600_000, 2)
+    with posts.batch_writer() as writer:
+        for i in ids:
+            writer.put({**POST.keys(org="acme", id=i), "ts": ULID.parse(i).timestamp_ms})
+        writer.put({**POST.keys(org="other"), "ts": T0})  # another partition: not read
+    window = TimeWindow.from_ms(T0 + 5 * 3_600_000, T0 + 8 * 3_600_000)
+    ours = posts.query_window(window.start_ms, window.end_ms, org="acme")
+    expected = [item["SK"] for item in ours]
+    baseline = filter_expression(
+        client, "app", ("PK", "Org#acme"), "ts", window.start_ms, window.end_ms
+    )
+    assert baseline.keys == expected and 0 < len(expected) < len(ids)
+    assert baseline.read == len(ids) and baseline.calls >= 1
+    assert ours.stats.read == len(expected)
+
+
+def test_demo_shows_budgeted_covers_as_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    _tour_ulids()
+    out = capsys.readouterr().out
+    window = TimeWindow(*HOUR)
+    exact = window.prefix_cover()
+    table = [line.split() for line in out.splitlines() if line[:8].strip().isdigit()]
+    rows = {row[0]: row for row in table}
+    for k in (1, 4, 16, 32, len(exact)):
+        cover = window.prefix_cover(max_prefixes=k)
+        row = rows[str(k)]
+        assert row[1] == str(len(cover)) and row[2] == cover[0]
+        if cover.extra_ms:
+            assert f"+{human_span(cover.extra_ms)} ({cover.ratio:.0%})" in " ".join(row)
+        else:
+            assert row[-1] == "0"
+    assert rows["4"][-1] == "(17%)" and rows["1"][-1] == "(832%)"  # the issue's example
