@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ulid as python_ulid
+from charts import OTHERS, OURS, bar_labels, pyplot, save
 
 import ulidkeys
 from ulidkeys import ULID
@@ -65,44 +66,100 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
     theirs_flake = snowflake.SnowflakeGenerator(1) if snowflake else None
     name = "https://example.com/a.jpg"
     return [
-        ("ULID", "ulidkeys.new()", ulidkeys.new, [
-            ("python-ulid str(ULID())", lambda: str(python_ulid.ULID())),
-        ]),
-        ("UUIDv7", "UUID7.new()", UUID7.new, [
-            ("uuid6 str(uuid7())", uuid6 and (lambda: str(uuid6.uuid7()))),
-            ("uuid-utils str(uuid7())", uuid_utils and (lambda: str(uuid_utils.uuid7()))),
-        ]),
-        ("UUIDv6", "UUID6.new()", UUID6.new, [
-            ("uuid6 str(uuid6())", uuid6 and (lambda: str(uuid6.uuid6()))),
-            ("uuid-utils str(uuid6())", uuid_utils and (lambda: str(uuid_utils.uuid6()))),
-        ]),
-        ("UUIDv1 (random node)", "UUID1.new()", UUID1.new, [
-            ("stdlib str(uuid1())", lambda: str(uuid.uuid1())),
-            ("uuid-utils str(uuid1())", uuid_utils and (lambda: str(uuid_utils.uuid1()))),
-        ]),
-        ("UUIDv4", "UUID4.new()", UUID4.new, [
-            ("stdlib str(uuid4())", lambda: str(uuid.uuid4())),
-            ("uuid-utils str(uuid4())", uuid_utils and (lambda: str(uuid_utils.uuid4()))),
-        ]),
-        ("UUIDv5", "UUID5.from_name('url', s)", lambda: UUID5.from_name("url", name), [
-            ("stdlib str(uuid5(NAMESPACE_URL, s))",
-             lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, name))),
-            ("uuid-utils str(uuid5(...))", uuid_utils and (
-                lambda: str(uuid_utils.uuid5(uuid_utils.NAMESPACE_URL, name)))),
-        ]),
-        ("KSUID", "KSUID.new()", KSUID.new, [
-            ("svix-ksuid str(Ksuid())", ksuid and (lambda: str(ksuid.Ksuid()))),
-        ]),
-        ("ObjectId", "OBJECT_ID.new()", OBJECT_ID.new, [
-            ("bson str(ObjectId())", bson and (lambda: str(bson.ObjectId()))),
-        ]),
-        ("Snowflake (Twitter split)", "SnowflakeGenerator(1)()", flake, [
-            ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
-        ]),
-        ("TypeID", "TypeIdScheme('post').new()", post.new, [
-            ("typeid-python str(TypeID('post'))",
-             typeid and (lambda: str(typeid.TypeID(prefix="post")))),
-        ]),
+        (
+            "ULID",
+            "ulidkeys.new()",
+            ulidkeys.new,
+            [
+                ("python-ulid str(ULID())", lambda: str(python_ulid.ULID())),
+            ],
+        ),
+        (
+            "UUIDv7",
+            "UUID7.new()",
+            UUID7.new,
+            [
+                ("uuid6 str(uuid7())", uuid6 and (lambda: str(uuid6.uuid7()))),
+                ("uuid-utils str(uuid7())", uuid_utils and (lambda: str(uuid_utils.uuid7()))),
+            ],
+        ),
+        (
+            "UUIDv6",
+            "UUID6.new()",
+            UUID6.new,
+            [
+                ("uuid6 str(uuid6())", uuid6 and (lambda: str(uuid6.uuid6()))),
+                ("uuid-utils str(uuid6())", uuid_utils and (lambda: str(uuid_utils.uuid6()))),
+            ],
+        ),
+        (
+            "UUIDv1 (random node)",
+            "UUID1.new()",
+            UUID1.new,
+            [
+                ("stdlib str(uuid1())", lambda: str(uuid.uuid1())),
+                ("uuid-utils str(uuid1())", uuid_utils and (lambda: str(uuid_utils.uuid1()))),
+            ],
+        ),
+        (
+            "UUIDv4",
+            "UUID4.new()",
+            UUID4.new,
+            [
+                ("stdlib str(uuid4())", lambda: str(uuid.uuid4())),
+                ("uuid-utils str(uuid4())", uuid_utils and (lambda: str(uuid_utils.uuid4()))),
+            ],
+        ),
+        (
+            "UUIDv5",
+            "UUID5.from_name('url', s)",
+            lambda: UUID5.from_name("url", name),
+            [
+                (
+                    "stdlib str(uuid5(NAMESPACE_URL, s))",
+                    lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, name)),
+                ),
+                (
+                    "uuid-utils str(uuid5(...))",
+                    uuid_utils and (lambda: str(uuid_utils.uuid5(uuid_utils.NAMESPACE_URL, name))),
+                ),
+            ],
+        ),
+        (
+            "KSUID",
+            "KSUID.new()",
+            KSUID.new,
+            [
+                ("svix-ksuid str(Ksuid())", ksuid and (lambda: str(ksuid.Ksuid()))),
+            ],
+        ),
+        (
+            "ObjectId",
+            "OBJECT_ID.new()",
+            OBJECT_ID.new,
+            [
+                ("bson str(ObjectId())", bson and (lambda: str(bson.ObjectId()))),
+            ],
+        ),
+        (
+            "Snowflake (Twitter split)",
+            "SnowflakeGenerator(1)()",
+            flake,
+            [
+                ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
+            ],
+        ),
+        (
+            "TypeID",
+            "TypeIdScheme('post').new()",
+            post.new,
+            [
+                (
+                    "typeid-python str(TypeID('post'))",
+                    typeid and (lambda: str(typeid.TypeID(prefix="post"))),
+                ),
+            ],
+        ),
     ]
 
 
@@ -167,6 +224,24 @@ def measure(rounds: int) -> dict[str, float]:
     return best
 
 
+def chart(ns: dict[str, float]) -> None:
+    """docs/img/generate.png: ns per id of every candidate, ulidkeys in its own colour."""
+    plt = pyplot()
+    if plt is None:
+        return
+    names = list(ns)[::-1]  # the table's order, top to bottom
+    figure, axes = plt.subplots(figsize=(8, 4.2))
+    colours = [OURS if "ulidkeys" in name else OTHERS for name in names]
+    bars = axes.barh(names, [ns[n] for n in names], color=colours)
+    bar_labels(axes, bars, [f"{ns[n]:,.0f}" for n in names])
+    axes.set_xscale("log")
+    axes.margins(x=0.2)  # room for the labels
+    axes.set_xlabel("ns per id (log scale, lower is better; best of interleaved rounds)")
+    axes.set_title("ULIDs made and parsed: ulidkeys vs python-ulid and others", fontsize=10)
+    axes.tick_params(axis="y", labelsize=8)
+    save(figure, "generate")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=7)
@@ -193,6 +268,7 @@ def main() -> None:
         ratio = ns[name] / ref
         verdict = "met" if ratio <= target else "NOT met"
         print(f"target {name} <= {target}x python-ulid: {ratio:.3f}x ({verdict})")
+    chart(ns)
     print()
     measure_schemes(args.rounds)
 
