@@ -112,3 +112,16 @@ def test_shown_output_is_checked() -> None:
     pattern = shown_output("print(x)  # -> events/018f85c7-... done")[1]
     assert pattern.fullmatch("events/018f85c7-9280-7000 done")
     assert not pattern.fullmatch("events/018f85a4-9280-7000 done")
+
+
+def test_images_the_docs_show_exist() -> None:
+    """Every ``![...](path)`` of the README and docs/ names a committed file (the benchmark
+    charts under docs/img/)."""
+    shown = [
+        (doc, target)
+        for doc in DOCS
+        for target in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", doc.read_text())
+    ]
+    assert len(shown) >= 4
+    missing = [f"{doc.name}: {t}" for doc, t in shown if not (doc.parent / t).is_file()]
+    assert not missing, missing
