@@ -17,10 +17,8 @@ from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.prefixcover import human_span
-from ulidkeys.s3 import KeyLayout
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
-LAYOUT = KeyLayout("up/", suffix=".jpg")
 POST = Entity(pk="Org#{org}", sk="Post#{id}")
 
 
