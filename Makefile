@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: test lint typecheck unit demo bench clean
+.PHONY: test lint typecheck unit demo bench notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,17 +19,21 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks tools examples
+	$(BIN)/ruff check ulidkeys tests benchmarks examples
 	$(BIN)/mypy ulidkeys
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/ulidkeys demo
 
+# Rewrite each notebooks/*.ipynb from its notebooks/src/*.py (jupytext pairing), no outputs.
+notebooks: $(STAMP)
+	$(BIN)/jupytext --sync notebooks/src/*.py
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	$(BIN)/python benchmarks/generate.py
-	$(BIN)/python benchmarks/plan.py
+	$(BIN)/python benchmarks/plan.py   # both also write their charts to docs/img/
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

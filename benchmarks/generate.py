@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ulid as python_ulid
+from charts import OTHERS, OURS, bar_labels, pyplot, save
 
 import ulidkeys
 from ulidkeys import ULID
@@ -233,6 +234,24 @@ def measure(rounds: int) -> dict[str, float]:
     return best
 
 
+def chart(ns: dict[str, float]) -> None:
+    """docs/img/generate.png: ns per id of every candidate, ulidkeys in its own colour."""
+    plt = pyplot()
+    if plt is None:
+        return
+    names = list(ns)[::-1]  # the table's order, top to bottom
+    figure, axes = plt.subplots(figsize=(8, 4.2))
+    colours = [OURS if "ulidkeys" in name else OTHERS for name in names]
+    bars = axes.barh(names, [ns[n] for n in names], color=colours)
+    bar_labels(axes, bars, [f"{ns[n]:,.0f}" for n in names])
+    axes.set_xscale("log")
+    axes.margins(x=0.2)  # room for the labels
+    axes.set_xlabel("ns per id (log scale, lower is better; best of interleaved rounds)")
+    axes.set_title("ULIDs made and parsed: ulidkeys vs python-ulid and others", fontsize=10)
+    axes.tick_params(axis="y", labelsize=8)
+    save(figure, "generate")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=7)
@@ -265,6 +284,7 @@ def main() -> None:
         ratio = ns[name] / ref
         verdict = "met" if ratio <= target else "NOT met"
         print(f"target {name} <= {target}x python-ulid: {ratio:.3f}x ({verdict})")
+    chart(ns)
     print()
     measure_schemes(args.rounds)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import timeit
 from collections.abc import Callable
 
+from charts import OURS, bar_labels, pyplot, save
+
 from ulidkeys import TimeWindow
 from ulidkeys.prefixcover import END_OF_TIME_MS, resolution_table
 from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms
@@ -73,11 +75,43 @@ def main() -> None:
             noun = "prefix" if len(cover) == 1 else "prefixes"
             cells.append(f"{len(cover)} {noun}, +{cover.ratio:.3g}x, {took:.0f} µs")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    chart()
     print("\nResolution: one step of each time character\n")
     print("| character | step (ms) | step | values |")
     print("|---:|---:|---:|---:|")
     for row in resolution_table():
         print(f"| {row.position} | {row.step_ms:,} | {row.human} | {row.values} |")
+
+
+def chart() -> None:
+    """docs/img/plan.png: what one step of each time character spans, and how a prefix budget
+    trades prefixes (ListObjectsV2 chains) for extra time listed."""
+    plt = pyplot()
+    if plt is None:
+        return
+    figure, (spans, budgets) = plt.subplots(1, 2, figsize=(11, 4.2))
+    rows = resolution_table()
+    bars = spans.bar([str(r.position) for r in rows], [r.step_ms for r in rows], color=OURS)
+    bar_labels(spans, bars, [r.human for r in rows])
+    spans.set_yscale("log")
+    spans.set_ylim(0.5, 1e16)  # room for the labels above the tallest bars
+    spans.set_xlabel("time character of the ULID (1 = first)")
+    spans.set_ylabel("one step spans (ms, log scale)")
+    spans.set_title("What each of the 10 time characters spans")
+    spans.tick_params(axis="x", labelsize=9)
+    for label in spans.texts:
+        label.set_fontsize(7)
+    ks = [1, 2, 4, 8, 16, 32, 64, 128]
+    for name, window in windows()[:-1]:
+        extra = [max(window.prefix_cover(max_prefixes=k).ratio, 1e-4) for k in ks]
+        budgets.plot(ks, extra, marker="o", label=f"{name} window")
+    budgets.set_xscale("log", base=2)
+    budgets.set_yscale("log")
+    budgets.set_xlabel("prefix budget k (max_prefixes)")
+    budgets.set_ylabel("extra time listed / window (log; exact covers at 1e-4)")
+    budgets.set_title("Budgeted prefix covers: fewer prefixes, more time")
+    budgets.legend(fontsize=8)
+    save(figure, "plan")
 
 
 if __name__ == "__main__":

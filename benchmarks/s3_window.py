@@ -14,15 +14,18 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import boto3
+from charts import LOSSY, OTHERS, OURS, pyplot, save
 from moto import mock_aws
 
 from ulidkeys import TimeWindow, base32
+from ulidkeys.baselines import full_listing, prefix_delimiter
 from ulidkeys.s3 import Bucket, KeyLayout, ListCall, Results, plan_window
 
 DAY = 86_400_000
@@ -45,46 +48,19 @@ def fill_bucket(bucket: str, keys: Iterable[str]) -> int:
 
 class Counting:
     """A boto3 client wrapper that counts ListObjectsV2 calls and the keys (and common prefixes)
-    they carry: what ``Stats.read`` counts."""
+    they carry: what ``Stats.read`` counts. Chains run on threads: the counts take a lock."""
 
     def __init__(self, client: Any) -> None:
         self.client, self.calls, self.read = client, 0, 0
+        self.lock = threading.Lock()
 
     def list_objects_v2(self, **kwargs: Any) -> Any:
         assert kwargs["MaxKeys"] <= 1000
         page = self.client.list_objects_v2(**kwargs)
-        self.calls += 1
-        self.read += len(page.get("Contents", [])) + len(page.get("CommonPrefixes", []))
+        with self.lock:
+            self.calls += 1
+            self.read += len(page.get("Contents", [])) + len(page.get("CommonPrefixes", []))
         return page
-
-
-def naive(client: Counting, bucket: str, layout: KeyLayout) -> list[str]:
-    """Every key under the prefix, page by page (the window is applied by the caller)."""
-    keys, token = [], None
-    while True:
-        kwargs: dict[str, Any] = {"Bucket": bucket, "Prefix": layout.prefix, "MaxKeys": 1000}
-        if token:
-            kwargs["ContinuationToken"] = token
-        page = client.list_objects_v2(**kwargs)
-        keys += [o["Key"] for o in page.get("Contents", [])]
-        if not page.get("IsTruncated"):
-            return keys
-        token = page["NextContinuationToken"]
-
-
-def with_delimiter(client: Counting, bucket: str, call: ListCall) -> list[str]:
-    """The blog-post trick: the plan's Prefix/StartAfter plus Delimiter = the upper bound's
-    next character, hoping S3 folds everything past the bound into one CommonPrefix."""
-    assert call.stop_at is not None
-    keys, token = [], None
-    while True:
-        kwargs = call.request(bucket, token)
-        kwargs["Delimiter"] = call.stop_at[len(call.prefix)]
-        page = client.list_objects_v2(**kwargs)
-        keys += [o["Key"] for o in page.get("Contents", [])]
-        if not page.get("IsTruncated"):
-            return keys
-        token = page["NextContinuationToken"]
 
 
 def timed(run: Callable[[], list[str]]) -> tuple[list[str], float]:
@@ -123,9 +99,11 @@ def bench_layout(s3: Any, layout: KeyLayout, n_keys: int, days: int, rng: random
         f"\n### {layout}: {n_keys:,} keys over {days} days "
         f"(filled in moto's backend in {time.perf_counter() - began:.1f} s)\n"
     )
-    counter = Counting(s3)
-    everything, naive_s = timed(lambda: naive(counter, bucket, layout))
-    naive_calls, naive_moved = counter.calls, counter.read
+    short = f"{layout.shards or 'no'} shards, {'day' if layout.period else 'no'} folders"
+    began = time.perf_counter()
+    full = full_listing(s3, bucket, layout.prefix)
+    everything, naive_s = full.keys, time.perf_counter() - began
+    naive_calls, naive_moved = full.calls, full.read
     print("| window | method | calls | keys read | keys returned | missed | wall s |")
     print("|---|---|---:|---:|---:|---:|---:|")
     start = BASE + days // 2 * DAY + 9 * 3_600_000 + 123
@@ -140,19 +118,17 @@ def bench_layout(s3: Any, layout: KeyLayout, n_keys: int, days: int, rng: random
         agrees(listing, counter, len(got))
         rows = [("list_window", counter.calls, counter.read, len(got), seconds)]
         rows.append(("naive full listing", naive_calls, naive_moved, len(expected), naive_s))
-        counter = Counting(s3)
-        lossy, seconds = timed(
-            lambda plan=plan, counter=counter: [
-                k for call in plan.calls for k in with_delimiter(counter, bucket, call)
-            ]
-        )
-        lossy = in_window(layout, lossy, window)
-        rows.append(("Prefix+Delimiter", counter.calls, counter.read, len(lossy), seconds))
+        began = time.perf_counter()
+        trick = prefix_delimiter(s3, bucket, plan.calls)
+        seconds = time.perf_counter() - began
+        lossy = in_window(layout, trick.keys, window)
+        rows.append(("Prefix+Delimiter", trick.calls, trick.read, len(lossy), seconds))
         for method, calls, moved, returned, secs in rows:
             print(
                 f"| {label} | {method} | {calls:,} | {moved:,} | {returned:,} | "
                 f"{len(expected) - returned:,} | {secs:.2f} |"
             )
+            CHART.append((short, label, method, calls, moved, len(expected) - returned))
         check_targets(layout, label, plan.calls, got, rows[0][1], rows[0][2], naive_calls)
     newest_first = sorted(everything, key=lambda k: (layout.parse(k).id, k))[::-1]
     # just after the newest key (a bucket in use), and "now": years after this synthetic data
@@ -198,6 +174,41 @@ def check_targets(
 
 
 TARGETS: list[tuple[str, bool]] = []
+# layout, window, method, calls, keys read, keys missed
+CHART: list[tuple[str, str, str, int, int, int]] = []
+
+
+def chart() -> None:
+    """docs/img/s3_window.png: calls and keys transferred per window size, three methods,
+    one row of plots per layout."""
+    plt = pyplot()
+    if plt is None:
+        return
+    layouts = list(dict.fromkeys(row[0] for row in CHART))
+    methods = {"list_window": OURS, "naive full listing": OTHERS, "Prefix+Delimiter": LOSSY}
+    figure, grid = plt.subplots(len(layouts), 2, figsize=(11, 3.8 * len(layouts)), squeeze=False)
+    for axes_row, layout in zip(grid, layouts, strict=True):
+        rows = [row for row in CHART if row[0] == layout]
+        windows = list(dict.fromkeys(row[1] for row in rows))
+        for axes, column, what in ((axes_row[0], 3, "calls"), (axes_row[1], 4, "keys transferred")):
+            width = 0.8 / len(methods)
+            for n, (method, colour) in enumerate(methods.items()):
+                found = [next(r for r in rows if r[1:3] == (w, method)) for w in windows]
+                values = [row[column] for row in found]
+                labels = [
+                    f"{v:,}" + (f"\n{row[5]:,} missed" if row[5] and column == 4 else "")
+                    for v, row in zip(values, found, strict=True)
+                ]
+                spots = [x + (n - 1) * width for x in range(len(windows))]
+                bars = axes.bar(spots, values, width, color=colour, label=method)
+                axes.bar_label(bars, labels=labels, fontsize=7, padding=1)
+            axes.set_xticks(range(len(windows)), [f"{w} window" for w in windows])
+            axes.set_yscale("symlog", linthresh=1)  # symlog: a window with 0 keys read shows
+            axes.set_ylim(0, max(row[column] for row in rows) * 8)
+            axes.set_ylabel(f"{what} (log)")
+            axes.set_title(f"{what} per window: {layout}", fontsize=10)
+            axes.legend(fontsize=7, loc="upper left", ncols=3)
+    save(figure, "s3_window")
 
 
 def main() -> None:
@@ -218,6 +229,7 @@ def main() -> None:
             KeyLayout("uploads/", shards=4, period="day", suffix=".jpg"),
         ):
             bench_layout(s3, layout, args.keys, args.days, rng)
+    chart()
     print("\nTargets (issue 4):")
     for text, ok in TARGETS:
         print(f"- [{'x' if ok else ' '}] {text}")

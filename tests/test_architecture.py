@@ -10,7 +10,7 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
     execution  ulidkeys.execution[.*]
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other)
-    top        ulidkeys.cli, ulidkeys.demo, ulidkeys.__main__
+    top        ulidkeys.cli, ulidkeys.demo, ulidkeys.baselines, ulidkeys.__main__
 
 ``ulidkeys/__init__.py`` is a facade: it may import core, ids and planning only, and only
 the top layer may import it (``import ulidkeys`` / ``from ulidkeys import Name``).
@@ -53,7 +53,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("planning", ("ulidkeys.prefixcover", "ulidkeys.timewindow", "ulidkeys.planning")),
     ("execution", ("ulidkeys.execution", "ulidkeys.consuming")),
     ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb")),
-    ("top", ("ulidkeys.cli", "ulidkeys.demo", "ulidkeys.progress", "ulidkeys.__main__")),
+    (
+        "top",
+        (
+            "ulidkeys.cli",
+            "ulidkeys.demo",
+            "ulidkeys.progress",
+            "ulidkeys.baselines",
+            "ulidkeys.__main__",
+        ),
+    ),
 )
 FACADE = "facade"  # the layer of the package root, ulidkeys/__init__.py
 FACADE_MAY_IMPORT = frozenset({"core", "ids", "planning"})

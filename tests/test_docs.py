@@ -1,13 +1,19 @@
 """The Python examples of the README and docs/ run as written.
 
 The S3 and DynamoDB snippets use a few names a real program would already have (``s3``,
-``table``, ``body``, ``since``, ``until``): the test provides them, backed by moto.
+``table``, ``body``, ``since``, ``until``): the test provides them, backed by moto. A comment
+``# -> TEXT`` after a ``print(...)`` is what that line prints (``...`` matches anything), and is
+checked.
 """
 
 from __future__ import annotations
 
+import builtins
+import io
 import os
 import re
+import sys
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +30,34 @@ BLOCKS = [
     for doc in DOCS
     for block in re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)
 ]
+SHOWN = re.compile(r"print\(.*\)\s+# -> (.*)$")
+
+
+def shown_output(block: str) -> dict[int, re.Pattern[str]]:
+    """Line number -> what the ``# -> TEXT`` comment on that line says it prints."""
+    found = {}
+    for number, line in enumerate(block.splitlines(), start=1):
+        match = SHOWN.search(line)
+        if match:
+            parts = match.group(1).rstrip().split("...")
+            found[number] = re.compile(".*?".join(re.escape(part) for part in parts))
+    return found
+
+
+class PrintsByLine:
+    """A ``print`` that also records, per line of the block being run, what it printed."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.lines: dict[int, list[str]] = defaultdict(list)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        text = io.StringIO()
+        builtins.print(*args, **{**kwargs, "file": text})
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename == self.filename:
+            self.lines[caller.f_lineno].append(text.getvalue().rstrip("\n"))
+        builtins.print(*args, **kwargs)
 
 
 def test_readme_has_examples() -> None:
@@ -55,6 +89,39 @@ def test_readme_example_runs(
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, os.environ.get(name, "testing"))
     name, block = BLOCKS[index]
+    filename = f"{name} block {index}"
+    prints = PrintsByLine(filename)
     with mock_aws():  # docs/ examples start their own moto; README snippets get _aws_names()
         given = _aws_names() if name == "README.md" else {}
-        exec(compile(block, f"{name} block {index}", "exec"), {"__name__": "docs", **given})
+        namespace = {"__name__": "docs", "print": prints, **given}
+        exec(compile(block, filename, "exec"), namespace)
+    for line, expected in shown_output(block).items():
+        printed = prints.lines[line]
+        assert printed, f"{filename} line {line} shows output but printed nothing"
+        for text in printed:
+            assert expected.fullmatch(text), (
+                f"{filename} line {line}: the comment says {expected.pattern!r}, "
+                f"it printed {text!r}"
+            )
+
+
+def test_shown_output_is_checked() -> None:
+    """The ``# -> TEXT`` comments exist, and the checker reads ``...`` as a wildcard."""
+    marked = [shown_output(block) for _, block in BLOCKS]
+    assert sum(len(m) for m in marked) >= 5
+    pattern = shown_output("print(x)  # -> events/018f85c7-... done")[1]
+    assert pattern.fullmatch("events/018f85c7-9280-7000 done")
+    assert not pattern.fullmatch("events/018f85a4-9280-7000 done")
+
+
+def test_images_the_docs_show_exist() -> None:
+    """Every ``![...](path)`` of the README and docs/ names a committed file (the benchmark
+    charts under docs/img/)."""
+    shown = [
+        (doc, target)
+        for doc in DOCS
+        for target in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", doc.read_text())
+    ]
+    assert len(shown) >= 4
+    missing = [f"{doc.name}: {t}" for doc, t in shown if not (doc.parent / t).is_file()]
+    assert not missing, missing

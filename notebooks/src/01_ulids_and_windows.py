@@ -50,3 +50,41 @@ print(lo, "<= key <", hi)
 inside = f"uploads/{ULID.new(at='2024-05-17T09:59:59.999Z')}.jpg"
 outside = f"uploads/{ULID.min_for('2024-05-17T10:00:00Z')}.jpg"
 assert lo <= inside < hi and not (lo <= outside < hi)
+
+# %% [markdown]
+# ## What each time character spans
+#
+# Each of the 10 time characters is a base-32 digit of the millisecond count. Fixing the first
+# n characters fixes a block of time: the 5th character steps every ~9.3 hours, the 6th every
+# ~17.5 minutes, the 10th every millisecond. That is why a `Prefix` can only cut a window
+# roughly, and why exact windows also need `StartAfter` and a stop bound.
+
+# %%
+import matplotlib.pyplot as plt
+
+from ulidkeys.prefixcover import resolution_table
+
+rows = resolution_table()
+fig, ax = plt.subplots(figsize=(8, 3.5))
+bars = ax.bar([str(r.position) for r in rows], [r.step_ms for r in rows], color="#1f6f8b")
+ax.bar_label(bars, labels=[r.human for r in rows], fontsize=7, padding=2)
+ax.set_yscale("log")
+ax.set_ylim(0.5, 1e16)
+ax.set_xlabel("time character (1 = first)")
+ax.set_ylabel("one step spans (ms, log scale)")
+ax.set_title("The span of each ULID time character")
+plt.show()
+
+# %% [markdown]
+# ## Prefix covers: exact, or at most k prefixes
+#
+# `prefix_cover()` gives the fewest prefixes that select exactly the window;
+# `prefix_cover(max_prefixes=k)` at most k of them, listing some time outside the window
+# (`extra_ms`, `ratio`), which the caller filters out by key.
+
+# %%
+exact = window.prefix_cover()
+print(len(exact), "prefixes select exactly", window)
+for k in (1, 4, 16, 32):
+    cover = window.prefix_cover(max_prefixes=k)
+    print(f"k={k:>2}: {len(cover):>2} prefixes, {cover.extra_ms / 60_000:8.2f} min extra")

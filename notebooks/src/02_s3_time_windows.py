@@ -49,13 +49,13 @@ print(key)
 print(layout.parse(key))
 
 # %% [markdown]
-# Fill the bucket with 20,000 uploads over 5 days (written straight into moto's backend,
-# which is much faster than 20,000 `put_object` calls).
+# Fill the bucket with 1,500 uploads over 3 days (written straight into moto's backend,
+# which is much faster than 1,500 `put_object` calls).
 
 # %%
 start = to_ms("2024-05-13T00:00:00Z")
 rng = random.Random(7)
-ids = [ULID.new(at=start + rng.randrange(5 * 86_400_000)) for _ in range(20_000)]
+ids = [ULID.new(at=start + rng.randrange(3 * 86_400_000)) for _ in range(1_500)]
 fill_bucket("photos", (layout.key_for(u) for u in ids))
 
 # %% [markdown]
@@ -104,6 +104,51 @@ naive = s3.list_objects_v2(
 shard0 = [k for k in keys if k.startswith("uploads/00/")]
 found = [o["Key"] for o in naive.get("Contents", []) if lo <= o["Key"].rsplit("/", 1)[1] < hi]
 print(f"shard 00: {len(shard0)} keys in the window, the Delimiter trick found {len(found)}")
+
+# %% [markdown]
+# ## Calls and keys transferred, by window size
+#
+# Three ways to get a window: `list_window`; a full listing of the prefix filtered on the
+# client; and the Prefix + Delimiter trick on the same calls (`ulidkeys.baselines` has the
+# last two, counting what they cost). The full listing costs the same for every window: 2
+# calls for this toy bucket of 1,500 keys, but one call per 1,000 keys, so 100 for 100,000
+# (`benchmarks/s3_window.py`). `list_window` makes one chain per shard here and reads the
+# window plus at most a page's overshoot per chain; the trick reads less because it loses keys.
+
+# %%
+import matplotlib.pyplot as plt
+
+from ulidkeys.baselines import full_listing, prefix_delimiter
+from ulidkeys.s3 import plan_window
+
+sizes = {"1 min": 60_000, "10 min": 600_000, "1 h": 3_600_000, "6 h": 21_600_000, "1 day": 86_400_000}
+begin = to_ms("2024-05-14T09:00:00Z") + 123  # aligned to nothing
+everything = full_listing(s3, "photos", layout.prefix)
+costs = {"list_window": [], "full listing": [], "Prefix+Delimiter": []}
+print(f"{'window':>7} {'in window':>9} {'Delimiter missed':>16}")
+for name, span in sizes.items():
+    w = TimeWindow.from_ms(begin, begin + span)
+    exact = sorted(k for k in everything.keys if layout.parse(k).ms in w)
+    ours = photos.list_window(w.start_ms, w.end_ms)
+    assert sorted(obj["Key"] for obj in ours) == exact
+    trick = prefix_delimiter(s3, "photos", plan_window(layout, w.start_ms, w.end_ms).calls)
+    found = [k for k in trick.keys if layout.parse(k).ms in w]
+    print(f"{name:>7} {len(exact):>9} {len(exact) - len(found):>16}")
+    costs["list_window"].append((ours.stats.calls, ours.stats.read))
+    costs["full listing"].append((everything.calls, everything.read))
+    costs["Prefix+Delimiter"].append((trick.calls, trick.read))
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+for ax, column, what in ((axes[0], 0, "ListObjectsV2 calls"), (axes[1], 1, "keys transferred")):
+    for method, style in zip(costs, ("o-", "s--", "^:")):
+        ax.plot(list(sizes), [c[column] for c in costs[method]], style, label=method)
+    ax.set_xlabel("window")
+    ax.set_title(what)
+    ax.legend(fontsize=8)
+axes[0].set_ylim(0, 6)
+axes[1].set_yscale("symlog", linthresh=1)  # symlog: windows with 0 keys show
+axes[1].set_ylim(0, 5_000)
+plt.show()
 
 # %% [markdown]
 # ## The newest uploads
