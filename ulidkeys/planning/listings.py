@@ -7,7 +7,8 @@ executor runs it through the S3 adapter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ulidkeys.errors import InvalidCursor, InvalidKeyPart, InvalidValue, describe, require_count
@@ -27,6 +28,10 @@ class ListCall:
 
     ``ordered`` chains (general-purpose buckets) stop at the first key ``>= stop_at``;
     unordered ones (directory buckets) are read to the end, filtered and sorted.
+    ``shard`` and ``span`` (the id times ``[lo, hi)`` the chain covers) let the executor cut
+    it into time slices (:func:`slice_call`); a slice also carries ``owns``, the ids
+    ``[lo_id, hi_id)`` it answers for, so that keys on either side of its edges are given by
+    exactly one slice.
     """
 
     prefix: str
@@ -35,6 +40,9 @@ class ListCall:
     ordered: bool = True
     delimiter: str | None = None
     max_keys: int = MAX_KEYS
+    shard: int | None = None
+    span: tuple[int, int] | None = None
+    owns: tuple[str, str] | None = None
 
     def request(self, bucket: str, token: str | None = None) -> dict[str, Any]:
         """The keyword arguments of ``client.list_objects_v2`` for the first or a later page."""
@@ -164,7 +172,20 @@ def _ordered_call(
     # key of the shard sorts after the window: the chain reads to the end of its prefix
     if stop_at is not None and start_after >= stop_at:
         return None
-    return ListCall(prefix=prefix, start_after=start_after, stop_at=stop_at)
+    return ListCall(prefix, start_after, stop_at, shard=shard, span=(start, end))
+
+
+def slice_call(
+    layout: KeyLayout, after: Position | None, call: ListCall, lo_ms: int, hi_ms: int
+) -> ListCall | None:
+    """The chain of ``call``'s shard restricted to the id times ``[lo_ms, hi_ms)`` (None when
+    nothing can be there): ``StartAfter`` just below the smallest key of ``lo_ms``, a stop at
+    the smallest key of ``hi_ms``, and past ``after`` like the whole chain."""
+    part = _ordered_call(layout, call.shard, lo_ms, hi_ms, after)
+    if part is None:
+        return None
+    lo_id, hi_id = id_range(layout.scheme, lo_ms, hi_ms)
+    return replace(part, max_keys=call.max_keys, owns=(lo_id, hi_id))
 
 
 def _directory_folders(layout: KeyLayout, start: int, end: int) -> list[tuple[int, int]]:
@@ -273,11 +294,7 @@ def plan_window(
                 _ordered_call(layout, shard, start, end, position)
                 for shard in layout.shard_numbers()
             ]
-            chains = tuple(
-                ListCall(c.prefix, c.start_after, c.stop_at, max_keys=max_keys)
-                for c in calls
-                if c is not None
-            )
+            chains = tuple(replace(c, max_keys=max_keys) for c in calls if c is not None)
             if chains:
                 groups.append(chains)
     _check_calls(sum(len(group) for group in groups))
@@ -293,6 +310,7 @@ def plan_window(
         limit=limit,
         after=position,
         before=before,
+        slicer=None if directory_bucket else partial(slice_call, layout, position),
     )
 
 

@@ -45,6 +45,16 @@ class Call(Protocol):
         """Ordered, ascending chains end at the first key at or above this (None: to the end)."""
         ...
 
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """The id times ``[lo, hi)`` an ordered chain covers, if it can be cut in time slices."""
+        ...
+
+    @property
+    def owns(self) -> tuple[str, str] | None:
+        """The ids ``[lo, hi)`` this chain answers for (a time slice); None: all of them."""
+        ...
+
     def explain(self) -> str:
         """One line: the request and when the chain ends."""
         ...
@@ -70,7 +80,9 @@ class Plan(Generic[CallT]):
     time is in ``[start_ms, end_ms)`` and, with ``after``, only those past that position in
     result order (with ``before``, only those below it: the slices of a newest-first walk).
     ``scope`` names what is listed (layout or entity, fields), so a cursor is refused by any
-    other listing.
+    other listing. ``slicer(call, lo_ms, hi_ms)`` (None: chains are not split) makes the call
+    that lists a chain's keys of ``[lo_ms, hi_ms)`` only, with the plan's ``after``: the
+    executor uses it to list one chain as concurrent time slices.
     """
 
     groups: tuple[tuple[CallT, ...], ...]
@@ -83,6 +95,7 @@ class Plan(Generic[CallT]):
     limit: int | None = None
     after: Position | None = None
     before: Position | None = None
+    slicer: Callable[[Any, int, int], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def calls(self) -> tuple[CallT, ...]:

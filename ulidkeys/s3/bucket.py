@@ -19,9 +19,12 @@ from ulidkeys.execution import (
     Results,
     Stats,
     check_workers,
+    drive,
+    forward_tail,
+    race,
     run,
+    search_back,
     stream,
-    walk_back,
 )
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
@@ -161,18 +164,23 @@ class Bucket:
         after: str | None = None,
         cursor: str | None = None,
         max_workers: int = 8,
+        split: bool = True,
     ) -> Results[Obj]:
         """The objects whose id time is in ``[since, until)``, oldest first.
 
         ``since`` defaults to the beginning of time, ``until`` to now; with ``cursor=`` and
-        neither, the cursor's window is resumed just past its last object.
+        neither, the cursor's window is resumed just past its last object. ``split`` lists a
+        window of more than a few pages as concurrent time slices (up to ``max_workers``
+        requests in flight), merged back in order.
         """
         plan = self.plan_window(since, until, after=after, cursor=cursor)
-        return self.run(plan, max_workers=max_workers)
+        return self.run(plan, max_workers=max_workers, split=split)
 
-    def run(self, plan: Plan[ListCall], *, max_workers: int = 8) -> Results[Obj]:
+    def run(
+        self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
+    ) -> Results[Obj]:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
-        return run(plan, self.source, max_workers=max_workers)
+        return run(plan, self.source, max_workers=max_workers, split=split)
 
     # --- the newest objects ---------------------------------------------------------------
     def latest(
@@ -209,16 +217,14 @@ class Bucket:
                 return plan_window(self.layout, low, high, before=before)
 
             spans = None if days is None else [(d, d + DAY_MS) for d in days]
-            return walk_back(
-                plan_slice,
-                self.source,
-                stats,
-                n,
-                start,
-                top,
-                max_workers=max_workers,
-                occupied=spans,
-            )
+            back = search_back(plan_slice, stats, n, start, top, occupied=spans)
+            if days is not None and not days:
+                return iter(())  # no day folder holds data
+            # Race the search with a forward listing of the whole window: one page that is
+            # not truncated holds all of it, and a small prefix is cheaper to read than to
+            # search, so latest never costs more than about twice a full listing.
+            forward = forward_tail(plan_slice(start, top), n, stats)
+            return iter(drive(race(forward, back), self.source, max_workers=max_workers))
 
         return Results(items, cursor_of)
 
