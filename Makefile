@@ -19,7 +19,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks tools
+	$(BIN)/ruff check ulidkeys tests benchmarks tools examples
 	$(BIN)/mypy ulidkeys
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 

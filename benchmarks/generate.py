@@ -1,23 +1,38 @@
 """Generation and parsing speed, side by side in one run: ulidkeys vs python-ulid (and friends).
 
-    python benchmarks/generate.py [--rounds 7]
+    python benchmarks/generate.py [--rounds 7] [--schemes-only]
 
 Prints ns per id (best of several interleaved rounds, so a noisy machine hurts every candidate
 alike) and the ratio to python-ulid's ``str(ULID())`` / ``ULID.from_str``. The targets of
 issue #2 are checked at the end: new <= 0.15x, batch <= 0.03x per id, parse <= 0.5x.
+A second table puts each id scheme's generator (text out) next to the best public package for
+it (the ``bench`` extra; a missing package is skipped).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import timeit
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import ulid as python_ulid
 
 import ulidkeys
 from ulidkeys import ULID
+from ulidkeys.ids import (
+    KSUID,
+    OBJECT_ID,
+    UUID1,
+    UUID4,
+    UUID5,
+    UUID6,
+    UUID7,
+    SnowflakeGenerator,
+    TypeIdScheme,
+)
 
 try:  # optional: the C extension, for scale (pip install ulid-transform)
     import ulid_transform
@@ -25,6 +40,97 @@ except ImportError:  # pragma: no cover
     ulid_transform = None
 
 BATCH = 10_000
+PER_TIMING = 20_000
+
+
+def _optional(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:  # pragma: no cover - the bench extra is not installed
+        return None
+
+
+uuid6 = _optional("uuid6")
+uuid_utils = _optional("uuid_utils")
+ksuid = _optional("ksuid")
+bson = _optional("bson")
+snowflake = _optional("snowflake")
+typeid = _optional("typeid")
+
+
+def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, Any]]]]:
+    """(scheme, ulidkeys label, ulidkeys callable, [(package label, callable or None)])."""
+    post = TypeIdScheme("post")
+    flake = SnowflakeGenerator(1)
+    theirs_flake = snowflake.SnowflakeGenerator(1) if snowflake else None
+    name = "https://example.com/a.jpg"
+    return [
+        ("ULID", "ulidkeys.new()", ulidkeys.new, [
+            ("python-ulid str(ULID())", lambda: str(python_ulid.ULID())),
+        ]),
+        ("UUIDv7", "UUID7.new()", UUID7.new, [
+            ("uuid6 str(uuid7())", uuid6 and (lambda: str(uuid6.uuid7()))),
+            ("uuid-utils str(uuid7())", uuid_utils and (lambda: str(uuid_utils.uuid7()))),
+        ]),
+        ("UUIDv6", "UUID6.new()", UUID6.new, [
+            ("uuid6 str(uuid6())", uuid6 and (lambda: str(uuid6.uuid6()))),
+            ("uuid-utils str(uuid6())", uuid_utils and (lambda: str(uuid_utils.uuid6()))),
+        ]),
+        ("UUIDv1 (random node)", "UUID1.new()", UUID1.new, [
+            ("stdlib str(uuid1())", lambda: str(uuid.uuid1())),
+            ("uuid-utils str(uuid1())", uuid_utils and (lambda: str(uuid_utils.uuid1()))),
+        ]),
+        ("UUIDv4", "UUID4.new()", UUID4.new, [
+            ("stdlib str(uuid4())", lambda: str(uuid.uuid4())),
+            ("uuid-utils str(uuid4())", uuid_utils and (lambda: str(uuid_utils.uuid4()))),
+        ]),
+        ("UUIDv5", "UUID5.from_name('url', s)", lambda: UUID5.from_name("url", name), [
+            ("stdlib str(uuid5(NAMESPACE_URL, s))",
+             lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, name))),
+            ("uuid-utils str(uuid5(...))", uuid_utils and (
+                lambda: str(uuid_utils.uuid5(uuid_utils.NAMESPACE_URL, name)))),
+        ]),
+        ("KSUID", "KSUID.new()", KSUID.new, [
+            ("svix-ksuid str(Ksuid())", ksuid and (lambda: str(ksuid.Ksuid()))),
+        ]),
+        ("ObjectId", "OBJECT_ID.new()", OBJECT_ID.new, [
+            ("bson str(ObjectId())", bson and (lambda: str(bson.ObjectId()))),
+        ]),
+        ("Snowflake (Twitter split)", "SnowflakeGenerator(1)()", flake, [
+            ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
+        ]),
+        ("TypeID", "TypeIdScheme('post').new()", post.new, [
+            ("typeid-python str(TypeID('post'))",
+             typeid and (lambda: str(typeid.TypeID(prefix="post")))),
+        ]),
+    ]
+
+
+def measure_schemes(rounds: int) -> None:
+    """Print the per-scheme table: ulidkeys and the public packages, interleaved rounds."""
+    rows = scheme_rows()
+    timed = {
+        (scheme, label): func
+        for scheme, ours, mine, others in rows
+        for label, func in [(ours, mine), *others]
+        if func
+    }
+    best = {key: float("inf") for key in timed}
+    for _ in range(rounds):
+        for key, func in timed.items():
+            seconds = timeit.timeit(func, number=PER_TIMING)
+            best[key] = min(best[key], seconds / PER_TIMING * 1e9)
+    print(f"| {'scheme':<26} | {'candidate':<36} | {'ns per id':>9} | {'vs ulidkeys':>11} |")
+    print(f"|{'-' * 28}|{'-' * 38}|{'-' * 11}|{'-' * 13}|")
+    for scheme, ours, _mine, others in rows:
+        mine_ns = best[(scheme, ours)]
+        print(f"| {scheme:<26} | {'ulidkeys ' + ours:<36} | {mine_ns:>9.0f} | {'1.00x':>11} |")
+        for label, func in others:
+            if not func:
+                print(f"| {'':<26} | {label + ' (not installed)':<36} | {'-':>9} | {'-':>11} |")
+                continue
+            ns = best[(scheme, label)]
+            print(f"| {'':<26} | {label:<36} | {ns:>9.0f} | {ns / mine_ns:>10.2f}x |")
 
 
 def candidates() -> dict[str, tuple[Callable[[], object], int, int]]:
@@ -64,7 +170,11 @@ def measure(rounds: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--schemes-only", action="store_true", help="only the per-scheme table")
     args = parser.parse_args()
+    if args.schemes_only:
+        measure_schemes(args.rounds)
+        return
     ns = measure(args.rounds)
     generate_ref = ns["python-ulid str(ULID())"]
     parse_ref = ns["python-ulid ULID.from_str(text)"]
@@ -83,6 +193,8 @@ def main() -> None:
         ratio = ns[name] / ref
         verdict = "met" if ratio <= target else "NOT met"
         print(f"target {name} <= {target}x python-ulid: {ratio:.3f}x ({verdict})")
+    print()
+    measure_schemes(args.rounds)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("ulidkeys.errors", "ulidkeys.base32", "ulidkeys.timeinput", "ulidkeys.ulid")),
     ("ids", ("ulidkeys.ids",)),
     ("planning", ("ulidkeys.prefixcover", "ulidkeys.timewindow", "ulidkeys.planning")),
-    ("execution", ("ulidkeys.execution",)),
+    ("execution", ("ulidkeys.execution", "ulidkeys.consuming")),
     ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb")),
     ("top", ("ulidkeys.cli", "ulidkeys.demo", "ulidkeys.__main__")),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -25,11 +26,52 @@ def test_new_at_a_given_time(capsys: pytest.CaptureFixture[str]) -> None:
 def test_inspect_json(capsys: pytest.CaptureFixture[str]) -> None:
     text = str(ULID.min_for(1715936400123))
     assert main(["inspect", text.lower(), "--json"]) == 0
-    fields = json.loads(capsys.readouterr().out)
-    assert fields["ulid"] == text
-    assert fields["time"] == "2024-05-17T09:00:00.123Z"
-    assert fields["timestamp_ms"] == 1715936400123
-    assert fields["randomness"] == "0" * 20
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # JSON Lines: one object per id
+    found = json.loads(out)
+    assert found["input"] == text.lower()
+    assert found["scheme"] == "ulid"
+    assert found["id"] == text
+    assert found["time"] == "2024-05-17T09:00:00.123Z"
+    assert found["timestamp_ms"] == 1715936400123
+    assert found["fields"]["random"] == "0" * 20
+    assert [alt["scheme"] for alt in found["alternatives"]] == ["typeid"]  # lowercase: a TypeID
+
+
+def test_inspect_json_lines_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [
+        "01HY2WF4MV0000000000000000",
+        "",
+        "58e0a7d7-eebc-11d8-9669-0800200c9a66",
+        "post_01h455vb4pex5vsknk084sn02q",
+        "507f1f77bcf86cd799439011",
+    ]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    assert main(["inspect", "--json"]) == 0
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [f["scheme"] for f in found] == ["ulid", "uuid1", "typeid:post", "objectid"]
+    assert found[1]["time"] == "2004-08-15T13:09:31.981Z"
+    assert found[1]["fields"]["node"] == "0800200c9a66"
+    assert found[2]["fields"]["uuid"] == "01890a5d-ac96-774b-bcce-b302099a8057"
+
+
+def test_inspect_text_lists_ambiguous_readings(capsys: pytest.CaptureFixture[str]) -> None:
+    instagram = str((1_387_263_000 << 23) | (1341 << 10) | 905)
+    assert main(["inspect", instagram]) == 0
+    out = capsys.readouterr().out
+    assert "twitter-snowflake" in out and "also" in out and "instagram-id" in out
+    assert main(["inspect", "--scheme", "instagram-id", instagram]) == 0
+    out = capsys.readouterr().out
+    assert "shard" in out and "1341" in out and "2011-09-09T" in out
+
+
+def test_inspect_reports_each_bad_id_and_goes_on(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "nonsense", "01HY2WF4MV0000000000000000"]) == 2
+    captured = capsys.readouterr()
+    assert "'nonsense' is no id of any supported scheme" in captured.err
+    assert "01HY2WF4MV0000000000000000" in captured.out
 
 
 def test_inspect_bad_id_exits_2_with_the_reason(capsys: pytest.CaptureFixture[str]) -> None:

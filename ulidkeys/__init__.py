@@ -5,19 +5,23 @@ parts live in ``ulidkeys.s3`` and ``ulidkeys.dynamodb`` and need ``boto3``.
 """
 
 from ulidkeys import errors
+from ulidkeys.ids.inspection import Inspection, inspect
 from ulidkeys.prefixcover import PrefixCover, resolution_table
 from ulidkeys.timewindow import TimeWindow
-from ulidkeys.ulid import MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
+from ulidkeys.ulid import MAX_BATCH, MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
 
 __all__ = [
+    "MAX_BATCH",
     "MAX_ULID",
     "MIN_ULID",
     "ULID",
+    "Inspection",
     "Monotonic",
     "PrefixCover",
     "TimeWindow",
     "batch",
     "errors",
+    "inspect",
     "monotonic",
     "new",
     "resolution_table",

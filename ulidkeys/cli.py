@@ -8,17 +8,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ulidkeys.consuming import CheckpointStore, Consumption, FileStore
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, UlidkeysError
+from ulidkeys.ids.inspection import Inspection, inspect
+from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import human_span, resolution_table
-from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
+from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
+from ulidkeys.timeinput import format_ms
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import ULID, batch
 
@@ -32,18 +36,48 @@ def _cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _id_lines(ids: Sequence[str]) -> Iterator[str]:
+    """The ids given, or one per line of stdin for ``-`` or none (blank lines skipped)."""
+    for text in ids or ["-"]:
+        if text != "-":
+            yield text
+            continue
+        for line in sys.stdin:
+            if line.strip():
+                yield line.strip()
+
+
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    described = [ULID.parse(text).as_dict() for text in args.ids]
-    if args.json:
-        print(json.dumps(described if len(described) > 1 else described[0], indent=2))
-        return 0
-    for index, fields in enumerate(described):
-        if index:
+    failed = printed = 0
+    for text in _id_lines(args.ids):
+        try:
+            found = inspect(text, scheme=args.scheme)
+        except UlidkeysError as error:  # report it and go on with the other ids
+            print(f"ulidkeys inspect: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.json:
+            print(json.dumps({"input": text, **found.as_dict()}, sort_keys=True))
+            continue
+        if printed:
             print()
-        width = max(len(name) for name in fields)
-        for name, value in fields.items():
+        printed += 1
+        rows: list[tuple[str, object]] = [
+            ("scheme", found.scheme),
+            ("id", found.id),
+            ("time", "-" if found.timestamp_ms is None else format_ms(found.timestamp_ms)),
+            ("timestamp_ms", "-" if found.timestamp_ms is None else found.timestamp_ms),
+            *found.fields.items(),
+            *(("also", f"{alt.scheme} ({_when(alt)})") for alt in found.alternatives),
+        ]
+        width = max(len(name) for name, _ in rows)
+        for name, value in rows:
             print(f"{name:<{width}}  {value}")
-    return 0
+    return 2 if failed else 0
+
+
+def _when(found: Inspection) -> str:
+    return "no time" if found.timestamp_ms is None else format_ms(found.timestamp_ms)
 
 
 def _cmd_range(args: argparse.Namespace) -> int:
@@ -105,6 +139,8 @@ def _cmd_query(args: argparse.Namespace) -> int:
         shards=args.shards,
     )
     fields: dict[str, Any] = dict(_fields(args.field))
+    if args.checkpoint is not None:
+        _refuse_with_checkpoint(args, "newest_first", "limit")
     window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
     if args.explain:
         plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
@@ -112,11 +148,14 @@ def _cmd_query(args: argparse.Namespace) -> int:
         return 0
     if not args.table:
         raise InvalidValue("query needs --table (or --explain to print the plan only)")
+    session = _session(args)
     table = Table(
-        _session(args).client("dynamodb", endpoint_url=args.endpoint_url),
-        entity,
-        table_name=args.table,
+        session.client("dynamodb", endpoint_url=args.endpoint_url), entity, table_name=args.table
     )
+    if args.checkpoint is not None:
+        store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
+        consumption = table.consume(store, **_consume_options(args), **fields)
+        return _consume(consumption, _print_json_lines, "items")
     items = table.query_window(args.since, args.until, **window, **fields)
     count = _print_json_lines(items)
     stats = items.stats
@@ -125,6 +164,47 @@ def _cmd_query(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     _print_cursor(items.cursor)
+    return 0
+
+
+def _checkpoint_store(spec: str, session: Any, endpoint_url: str | None) -> CheckpointStore:
+    """``--checkpoint``: ``s3://BUCKET/KEY`` names an S3 object, anything else a local file."""
+    if spec.startswith("s3://"):
+        bucket, key = _split_s3_url(spec)
+        if not key or key.endswith("/"):
+            raise InvalidValue(f"--checkpoint {spec!r} must name an object: s3://BUCKET/KEY")
+        return S3CheckpointStore(session.client("s3", endpoint_url=endpoint_url), bucket, key)
+    return FileStore(spec)
+
+
+def _refuse_with_checkpoint(args: argparse.Namespace, *names: str) -> None:
+    for name in ("explain", "cursor", "until", *names):
+        if getattr(args, name, None) not in (None, False):
+            option = "--" + name.replace("_", "-")
+            raise InvalidValue(
+                f"{option} does not go with --checkpoint: a checkpoint run lists from its "
+                "watermark to now - settle and resumes by itself"
+            )
+
+
+def _consume_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "since": args.since,
+        "settle": round(args.settle * 1000),
+        "overlap": round(args.overlap * 1000),
+    }
+
+
+def _consume(consumption: Consumption[Any], show: Any, noun: str) -> int:
+    """Print what is new, then commit: a crash before the commit prints it again next time."""
+    count = show(consumption)
+    checkpoint = consumption.commit()
+    stats = consumption.stats
+    print(
+        f"{count} new {noun}, {stats.calls} calls, {stats.read} read ({stats.repeated} again in "
+        f"the overlap, {stats.late} late); checkpoint: {describe_checkpoint(checkpoint)}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -141,12 +221,22 @@ def _split_s3_url(url: str) -> tuple[str, str]:
     return bucket, prefix
 
 
+def _print_objects(objects: Iterable[Mapping[str, Any]]) -> int:
+    count = 0
+    for obj in objects:
+        print(f"{obj['Key']}\t{obj.get('Size', '')}")
+        count += 1
+    return count
+
+
 def _cmd_ls(args: argparse.Namespace) -> int:
     bucket_name, prefix = _split_s3_url(args.location)
     layout = KeyLayout(
         prefix=prefix, shards=args.shards or None, period=args.period, suffix=args.suffix
     )
     directory = is_directory_bucket(bucket_name)
+    if args.checkpoint is not None:
+        _refuse_with_checkpoint(args, "latest")
     if args.explain:
         if args.latest is not None:
             raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
@@ -156,17 +246,18 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         plan = plan_listing(layout, start, end, cursor=args.cursor, directory_bucket=directory)
         print(plan.explain())
         return 0
-    bucket = Bucket(
-        _session(args).client("s3", endpoint_url=args.endpoint_url), bucket_name, layout
-    )
+    session = _session(args)
+    bucket = Bucket(session.client("s3", endpoint_url=args.endpoint_url), bucket_name, layout)
+    if args.checkpoint is not None:
+        store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
+        return _consume(bucket.consume(store, **_consume_options(args)), _print_objects, "objects")
     if args.latest is not None:
         listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor)
     elif args.since is None and args.cursor is None:
         raise InvalidWindow("ls needs --since (or --latest N)")
     else:
         listing = bucket.list_window(args.since, args.until, cursor=args.cursor)
-    for obj in listing:
-        print(f"{obj['Key']}\t{obj.get('Size', '')}")
+    _print_objects(listing)
     stats = listing.stats
     print(
         f"{stats.returned} objects, {stats.calls} ListObjectsV2 calls, "
@@ -186,6 +277,26 @@ def _add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cursor", help="resume just past the last item a previous run printed (its cursor)"
     )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="FILE|s3://BUCKET/KEY",
+        help="print only what is new since the last run with this checkpoint, then advance it "
+        "(the first run starts at --since)",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --checkpoint: leave out the last SECONDS (uploads still arriving)",
+    )
+    parser.add_argument(
+        "--overlap",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="with --checkpoint: re-check SECONDS below the watermark for late arrivals",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -200,10 +311,17 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--at", help="a time instead of now (ISO-8601 with offset, or epoch ms)")
     new.set_defaults(handler=_cmd_new)
 
-    inspect = commands.add_parser("inspect", help="show the time and other forms of ULIDs")
-    inspect.add_argument("ids", nargs="+", metavar="ULID")
-    inspect.add_argument("--json", action="store_true", help="print JSON")
-    inspect.set_defaults(handler=_cmd_inspect)
+    described = commands.add_parser(
+        "inspect", help="what ids are: scheme, time and fields (ULID, UUID, KSUID, ...)"
+    )
+    described.add_argument(
+        "ids", nargs="*", metavar="ID", help="ids to inspect; '-' or none: one per line of stdin"
+    )
+    described.add_argument("--json", action="store_true", help="print JSON Lines, one per id")
+    described.add_argument(
+        "--scheme", help="read every id as this scheme (e.g. discord-snowflake, typeid)"
+    )
+    described.set_defaults(handler=_cmd_inspect)
 
     window = commands.add_parser("range", help="key bounds of a time window")
     window.add_argument("--since", help="ISO-8601, epoch ms, or 'now'")
@@ -258,7 +376,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _time_arg(value: str | None) -> str | int | None:
     """Epoch milliseconds arrive from the shell as digits: pass them on as an int."""
-    return int(value) if value is not None and value.isdigit() else value
+    # isdigit() is True for '١٢٣' too (Arabic-Indic digits); only ASCII digits are ms
+    return int(value) if value is not None and value.isascii() and value.isdigit() else value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -60,6 +60,13 @@ def require_int(value: object, name: str, expected: str = "an int") -> int:
     return value
 
 
+def require_str(value: object, name: str) -> str:
+    """``value`` if it is a str, else InvalidType naming it and its type."""
+    if not isinstance(value, str):
+        raise InvalidType(f"{name}={describe(value)} must be a str, not {type(value).__name__}")
+    return value
+
+
 def require_count(
     value: object,
     name: str,
@@ -78,7 +85,7 @@ def require_count(
     number = require_int(value, name, "an int or None" if optional else "an int")
     if number < minimum or (maximum is not None and number > maximum):
         bound = f"{minimum} .. {maximum}" if maximum is not None else f">= {minimum}"
-        raise InvalidValue(f"{name}={number!r} is out of range: it must be {bound}")
+        raise InvalidValue(f"{name}={describe(number)} is out of range: it must be {bound}")
     return number
 
 
@@ -93,10 +100,38 @@ def aws_error(error: BaseException) -> tuple[str | None, int | None]:
     return (code if isinstance(code, str) else None), (status if isinstance(status, int) else None)
 
 
+def retried(error: BaseException) -> bool:
+    """Whether botocore sent the request that ended in ``error`` more than once.
+
+    Only then can a conditional write have met its own earlier attempt (the write landed, its
+    reply was lost): botocore records the retries in the error's ``ResponseMetadata``.
+    """
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return False
+    attempts = response.get("ResponseMetadata", {}).get("RetryAttempts")
+    return isinstance(attempts, int) and attempts > 0
+
+
 def describe(value: object, limit: int = 80) -> str:
     """Render an offending input for an error message, shortened if very long."""
-    text = repr(value)
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length()} bits"  # repr() refuses over 4,300 digits
+    try:
+        text = repr(value)
+    except Exception:  # a huge int inside a container, or a broken __repr__
+        return f"a {type(value).__name__} that cannot be shown"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class ClockMovedBackwards(UlidkeysError, RuntimeError):
+    """A Snowflake-style generator saw its clock go back; it raises rather than risk a duplicate
+    (or, configured to wait, the clock stayed behind for longer than it may wait)."""
+
+
+class ForkedGenerator(UlidkeysError, RuntimeError):
+    """A node-numbered generator was used in a forked child without a node of its own: parent
+    and child would issue the same ids. Call ``rebind(node)`` in the child first."""
 
 
 # --- time windows and prefix covers (ulidkeys.timewindow, ulidkeys.prefixcover) ------------
@@ -117,6 +152,10 @@ class InvalidCursor(InvalidValue):
     """A resume cursor that is not one, or belongs to another window, layout or direction."""
 
 
+class InvalidCheckpoint(InvalidValue):
+    """A consumer checkpoint that is damaged, of a newer format, or of another listing."""
+
+
 # --- failures S3 or DynamoDB reported, or that their answers showed ------------------------
 
 
@@ -134,6 +173,14 @@ class UnexpectedResponse(ServiceError):
 
 class WriteConflict(ServiceError):
     """A conditional write found the key taken; nothing stored was overwritten."""
+
+
+class CheckpointConflict(WriteConflict):
+    """Another consumer committed the checkpoint since this one loaded it; nothing was stored.
+
+    The losing run's items may also have gone to the winner (at-least-once); its commit is
+    refused, so later runs continue from the winner's checkpoint and deliver nothing twice.
+    """
 
 
 class UnsupportedClient(InvalidType):

@@ -24,6 +24,7 @@ Item = TypeVar("Item")
 CallT = TypeVar("CallT", bound=Call)
 CallC = TypeVar("CallC", bound=Call, contravariant=True)
 Ordered = tuple[Position, Any]
+_Self = TypeVar("_Self", bound="Closing")
 
 
 @dataclass
@@ -156,7 +157,7 @@ class ChainState(Generic[CallT]):
                         f"the service returned {key!r} after {previous!r} in one "
                         f"{'descending' if descending else 'ascending'} chain; an exact window "
                         "needs ordered answers (S3 directory buckets, named '...--x-s3', do not "
-                        "list in order)"
+                        "list in order; a DynamoDB Query always should)"
                     )
                 previous = key
                 if stop is not None and key >= stop:
@@ -189,11 +190,22 @@ class ChainState(Generic[CallT]):
         if call.ordered:
             return out
         self._held += out
+        limit = plan.limit
+        if limit is not None and len(self._held) > 2 * limit + MAX_HELD_SLACK:
+            # only the first ``limit`` in result order can be returned: memory stays O(limit)
+            # instead of O(folder) (``latest(20)`` of a directory bucket without period folders)
+            self._held.sort(key=_position, reverse=descending)
+            del self._held[limit:]
         if not self.done:
             return []
         held, self._held = self._held, []
         held.sort(key=_position, reverse=descending)
         return held
+
+
+#: Unordered chains with a limit trim what they hold once it exceeds twice the limit plus this
+#: (a page's worth), so the sort runs about once a page, not once per key.
+MAX_HELD_SLACK = 1000
 
 
 def _position(entry: Ordered) -> Position:
@@ -353,7 +365,25 @@ class Slicing(Generic[CallT]):
         return not self.chains[index]
 
 
-class Results(Iterator[Item]):
+class Closing:
+    """Early stop for a stream of results: ``close()`` or leaving a ``with`` block closes the
+    generator behind it, so no further page is requested and requests in flight are cancelled."""
+
+    _items: Iterator[Any]
+
+    def close(self) -> None:
+        close = getattr(self._items, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Results(Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
@@ -388,17 +418,6 @@ class Results(Iterator[Item]):
         """``(id, key)`` of the last item yielded."""
         return self._last
 
-    def close(self) -> None:
-        """Stop early: no further pages are requested, requests in flight are cancelled."""
-        close = getattr(self._items, "close", None)
-        if close is not None:
-            close()
-
-    def __enter__(self) -> Results[Item]:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class _Inline:

@@ -210,6 +210,8 @@ def cover(start_ms: int, end_ms: int, max_prefixes: int | None = None) -> Prefix
     An empty window has no prefixes. With a budget smaller than the exact cover, see
     :func:`_least_extra` for how the cheapest superset is found.
     """
+    require_int(start_ms, "start_ms")
+    require_int(end_ms, "end_ms")
     if max_prefixes is not None:
         _check_budget(max_prefixes)
     if start_ms >= end_ms:

@@ -29,11 +29,12 @@ def check_ms(ms: int, name: str = "time") -> int:
     """Return ``ms`` if it is a millisecond a ULID can carry, else raise TimeOutOfRange."""
     if ms < 0:
         raise TimeOutOfRange(
-            f"{name}={ms!r} is before the Unix epoch; ULID times start at 1970-01-01T00:00:00Z"
+            f"{name}={describe(ms)} is before the Unix epoch; ULID times start at "
+            "1970-01-01T00:00:00Z"
         )
     if ms > MAX_MS:
         raise TimeOutOfRange(
-            f"{name}={ms!r} is past the 48-bit millisecond limit of a ULID ({MAX_MS}, "
+            f"{name}={describe(ms)} is past the 48-bit millisecond limit of a ULID ({MAX_MS}, "
             "10889-08-02T05:31:50.655Z)"
         )
     return ms
@@ -55,6 +56,13 @@ def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
     """Milliseconds of an ISO-8601 string with an offset or ``Z``; ``"now"`` is ``now`` (or
     the clock, if not given)."""
     stripped = text.strip()
+    # Only ASCII: the C parser stops at a NUL (accepting "...Z\x00; rm -rf /"), and digits of
+    # other scripts ("٢٠٢٤") would read as numbers nobody typed.
+    if not (stripped.isascii() and stripped.isprintable()):
+        raise InvalidTime(
+            f"{name}={describe(text)} holds a character that is not printable ASCII; an "
+            "ISO-8601 time is ASCII, e.g. '2024-05-17T09:00:00Z'"
+        )
     if stripped.lower() == "now":
         return now_ms() if now is None else now
     candidate = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
@@ -120,7 +128,7 @@ def ms_to_datetime(ms: int) -> datetime:
     """The aware UTC datetime of an epoch millisecond."""
     if ms > MAX_DATETIME_MS:
         raise TimeOutOfRange(
-            f"ms={ms!r} is after 9999-12-31, the last day a Python datetime can hold; "
+            f"ms={describe(ms)} is after 9999-12-31, the last day a Python datetime can hold; "
             "use the epoch milliseconds instead"
         )
     return _EPOCH + timedelta(milliseconds=ms)
@@ -129,5 +137,5 @@ def ms_to_datetime(ms: int) -> datetime:
 def format_ms(ms: int) -> str:
     """ISO-8601 text of an epoch millisecond, e.g. ``2024-05-17T09:00:00.000Z``."""
     if not 0 <= ms <= MAX_DATETIME_MS:
-        return f"{ms} ms"
+        return f"{ms} ms" if ms.bit_length() <= 256 else describe(ms)
     return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ulidkeys import base32, prefixcover
-from ulidkeys.errors import InvalidWindow
+from ulidkeys.errors import InvalidWindow, require_str
 from ulidkeys.prefixcover import END_OF_TIME_MS, PrefixBlock, PrefixCover
 from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
 from ulidkeys.ulid import ULID
@@ -81,6 +81,7 @@ class TimeWindow:
         are prefixed by ``prefix``. Any suffix after the ULID (``.jpg``, ``#Comment#...``) keeps
         the comparison exact, because the ULIDs already differ within their 26 characters.
         """
+        require_str(prefix, "prefix")
         return (
             prefix + base32.encode_time(self.start_ms) + _ZEROS,
             prefix + base32.encode_time(self.end_ms) + _ZEROS,
@@ -100,6 +101,8 @@ class TimeWindow:
                 f"the window {self} is empty and has no inclusive bounds; test window.is_empty "
                 "and skip the request instead"
             )
+        require_str(prefix, "prefix")
+        require_str(suffix, "suffix")
         return (
             prefix + base32.encode_time(self.start_ms) + _ZEROS + suffix,
             prefix + base32.encode_time(self.end_ms - 1) + _ONES + suffix,

@@ -25,6 +25,9 @@ from ulidkeys.timeinput import TimeInput, check_ms, format_ms, ms_to_datetime, n
 MAX_ULID: Final = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
 #: The smallest valid ULID.
 MIN_ULID: Final = "00000000000000000000000000"
+#: The most ids one ``batch`` call returns: a list of a million ids is ~80 MiB; more is a
+#: stream, made by calling again (a monotonic generator stays increasing across calls).
+MAX_BATCH: Final = 1_000_000
 
 _MAX_RANDOM = (1 << 80) - 1
 _MAX_VALUE = (1 << 128) - 1
@@ -90,6 +93,11 @@ def _check_count(n: int) -> None:
     require_int(n, "n")
     if n < 0:
         raise InvalidULID(f"n={n!r}: a batch size cannot be negative")
+    if n > MAX_BATCH:
+        raise InvalidULID(
+            f"n={n!r}: a batch holds at most {MAX_BATCH:,} ids (call batch again for more;"
+            " a monotonic generator stays increasing across calls)"
+        )
 
 
 # --- the value type -----------------------------------------------------------------------
@@ -134,6 +142,15 @@ class ULID:
         """The ULID of 16 big-endian bytes."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise InvalidType(f"data={describe(data)} must be bytes, not {type(data).__name__}")
+        if isinstance(data, memoryview) and data.format not in ("B", "b", "c"):
+            # a view of 16-bit or wider items would count items, not bytes, and read them in
+            # the machine's byte order: refuse rather than guess
+            raise InvalidType(
+                f"data is a memoryview of format {data.format!r} (items of {data.itemsize} "
+                "bytes); pass bytes, or a memoryview of bytes (format 'B'), holding 16 bytes"
+            )
+        if isinstance(data, memoryview) and (data.ndim != 1 or not data.c_contiguous):
+            data = data.tobytes()
         if len(data) != 16:
             raise InvalidULID(
                 f"{describe(bytes(data))} is not a valid ULID: expected 16 bytes, got {len(data)}"
@@ -146,7 +163,7 @@ class ULID:
         require_int(value, "value")
         if not 0 <= value <= _MAX_VALUE:
             raise InvalidULID(
-                f"{value!r} is not a valid ULID: the integer must be in 0 .. 2**128 - 1"
+                f"{describe(value)} is not a valid ULID: the integer must be in 0 .. 2**128 - 1"
             )
         return cls._trusted(base32.encode_ulid(value))
 
@@ -331,6 +348,8 @@ class Monotonic:
 
     def _next(self) -> str:
         ms = self._clock()
+        if ms.__class__ is not int:  # a float, Decimal('NaN') or bool would break the order
+            require_int(ms, "clock()", "epoch milliseconds as an int")
         if ms > self._ms:
             check_ms(ms, "clock()")
             text = base32.encode_time(ms) + _next_tail()

@@ -6,6 +6,7 @@ import os
 import threading
 from collections import Counter
 from itertools import pairwise
+from typing import Any
 
 import pytest
 
@@ -59,6 +60,15 @@ def test_monotonic_generator_batch_checks_its_size() -> None:
     with pytest.raises(errors.InvalidType):
         generator.batch("10")  # type: ignore[arg-type]
     assert generator.batch(0) == []
+
+
+@pytest.mark.parametrize("make", [ulidkeys.batch, ulidkeys.Monotonic().batch])
+def test_a_batch_is_capped_before_anything_is_allocated(make: Any) -> None:
+    """A huge count (a fuzzer's 2**40) is refused at once instead of exhausting memory."""
+    assert len(make(ulidkeys.MAX_BATCH)) == ulidkeys.MAX_BATCH
+    for count in (ulidkeys.MAX_BATCH + 1, 2**40, 10**30):
+        with pytest.raises(errors.InvalidULID, match="at most 1,000,000"):
+            make(count)
 
 
 def test_monotonic_batch_is_a_plus_one_run() -> None:

@@ -17,13 +17,15 @@ from hypothesis import strategies as st
 from moto import mock_aws
 from test_dynamodb_support import (
     PageRecorder,
+    RecordingClient,
     brute_force,
     create_table,
+    delete_items,
     leading_ulid,
     ulid_at,
 )
 
-from ulidkeys.dynamodb import Entity, QueryStats
+from ulidkeys.dynamodb import Entity, Table, plan_window
 from ulidkeys.ulid import ULID
 
 TABLE = "hot"
@@ -40,12 +42,24 @@ def aws() -> Iterator[dict[str, Any]]:
         create_table(client, TABLE)
         table = boto3.resource("dynamodb", region_name="us-east-1").Table(TABLE)
         recorder = PageRecorder().attach(client).attach(table.meta.client)
-        yield {"client": client, "table": table, "rec": recorder}
+        yield {
+            "client": client,
+            "table": table,
+            "rec": recorder,
+            "forms": {
+                "client": Table(client, HOT, table_name=TABLE),
+                "table": Table(table, HOT),
+                "resource_client": Table(table.meta.client, HOT, table_name=TABLE),
+            },
+        }
 
 
-def store(client: Any, org: str, times: list[tuple[int, str, bool]]) -> list[dict[str, Any]]:
+def store(
+    aws: dict[str, Any], org: str, times: list[tuple[int, str, bool]]
+) -> list[dict[str, Any]]:
     items = {}
-    with HOT.batch_writer(client, table_name=TABLE) as writer:
+    client = aws["client"]
+    with aws["forms"]["client"].batch_writer() as writer:
         for number, (ms, kind, child) in enumerate(times):
             ulid = ulid_at(ms, kind)
             item = {**HOT.keys(org=org, id=ulid), "n": number}
@@ -73,7 +87,7 @@ moments = st.one_of(
     bounds=st.tuples(moments, moments).map(sorted),
     newest_first=st.booleans(),
     limit=st.none() | st.integers(0, 10),
-    via=st.sampled_from(["client", "table"]),
+    via=st.sampled_from(["client", "table", "resource_client"]),
 )
 def test_fan_out_equals_brute_force(
     aws: dict[str, Any],
@@ -84,84 +98,76 @@ def test_fan_out_equals_brute_force(
     via: str,
 ) -> None:
     org = f"o{next(_orgs)}"
-    items = store(aws["client"], org, times)
+    items = store(aws, org, times)
     start, end = bounds
     recorder = aws["rec"]
     recorder.clear()
-    stats = QueryStats()
-    got = list(
-        HOT.query_window(
-            aws[via],
-            start,
-            end,
-            newest_first=newest_first,
-            limit=limit,
-            table_name=TABLE if via == "client" else None,
-            stats=stats,
-            max_workers=4,
-            org=org,
-        )
+    results = aws["forms"][via].query_window(
+        start, end, newest_first=newest_first, limit=limit, max_workers=4, org=org
     )
+    got = list(results)
     expected = brute_force(HOT, items, start, end, newest_first=newest_first, org=org)
     assert [item["SK"] for item in got] == expected[:limit]
     for page in recorder.pages:
         assert page.scanned == page.count
         for sk in page.sort_keys:
             assert start <= leading_ulid(sk, "Post#").timestamp_ms < end
-    assert len(recorder.pages) == stats.calls  # every response seen was accounted for
+    assert len(recorder.pages) == results.stats.calls  # every response seen was accounted for
+    assert results.stats.read == sum(page.scanned for page in recorder.pages)
     if got and limit is not None:
-        rest = list(
-            HOT.query_window(
-                aws["client"],
-                start,
-                end,
-                newest_first=newest_first,
-                after=got[-1],
-                table_name=TABLE,
-                org=org,
+        for resume in ({"after": got[-1]}, {"cursor": results.cursor}):
+            window = (start, end) if "after" in resume else (None, None)
+            rest = list(
+                aws["forms"]["client"].query_window(
+                    *window, newest_first=newest_first, org=org, **resume
+                )
             )
-        )
-        assert [item["SK"] for item in got + rest] == expected
+            assert [item["SK"] for item in got + rest] == expected
+    delete_items(aws["client"], items, TABLE)
 
 
 def test_window_over_many_buckets_newest_first_with_limit(aws: dict[str, Any]) -> None:
     org = f"o{next(_orgs)}"
     times = [(T0 + hour * HOUR + 17 * n, "rand", False) for hour in range(30) for n in range(4)]
-    items = store(aws["client"], org, times)
-    stats = QueryStats()
+    items = store(aws, org, times)
     window = (T0, T0 + 30 * HOUR)
-    got = list(
-        HOT.query_window(aws["table"], *window, newest_first=True, limit=6, stats=stats, org=org)
-    )
+    recording = RecordingClient(aws["table"].meta.client)
+    hot = Table(recording, HOT, table_name=TABLE)
+    got = list(hot.query_window(*window, newest_first=True, limit=6, org=org))
     expected = brute_force(HOT, items, *window, newest_first=True, org=org)
     assert [item["SK"] for item in got] == expected[:6]
     # with a limit, buckets are visited one at a time: only the newest two were needed
-    assert {page.call.partition.split("#")[2] for page in stats.pages} == {
-        HOT.bucketing.label(T0 + hour * HOUR)  # type: ignore[union-attr]
+    assert {e.partition.split("#")[2] for e in recording.exchanges} == {
+        HOT.period.label(T0 + hour * HOUR)  # type: ignore[union-attr]
         for hour in (28, 29)
     }
-    every = list(HOT.query_window(aws["client"], *window, table_name=TABLE, org=org))
+    every = list(aws["forms"]["client"].query_window(*window, org=org))
     assert [item["SK"] for item in every] == sorted(i["SK"] for i in items)
-    assert len(HOT.plan(*window, org=org).calls) == 90  # 30 buckets x 3 shards
+    assert len(plan_window(HOT, *window, fields={"org": org}).calls) == 90  # 30 buckets x 3
 
 
 def test_latest_walks_back_from_now(aws: dict[str, Any]) -> None:
     org = f"o{next(_orgs)}"
     now = ULID.new().timestamp_ms
     items = store(
-        aws["client"],
+        aws,
         org,
         [(now - minutes * 60_000, "rand", True) for minutes in range(0, 300, 20)],
     )
-    latest = HOT.latest(aws["client"], 4, since=timedelta(hours=6), table_name=TABLE, org=org)
+    latest = aws["forms"]["client"].latest(4, since=timedelta(hours=6), org=org)
     expected = brute_force(HOT, items, now - 6 * HOUR, now + 1, newest_first=True, org=org)
     assert [item["SK"] for item in latest] == expected[:4]
+    older = aws["forms"]["table"].latest(20, cursor=latest.cursor, org=org)
+    assert [item["SK"] for item in older] == expected[4:]
 
 
 class SlowClient:
-    """A client whose every Query takes 50 ms and returns nothing; it records overlap."""
+    """A client whose every Query takes 50 ms and returns nothing; it records overlap.
+
+    ``meta`` is a real (never called) client's, so the library sees a plain client."""
 
     def __init__(self) -> None:
+        self.meta = boto3.client("dynamodb", region_name="us-east-1").meta
         self.lock = threading.Lock()
         self.active = self.peak = 0
         self.partitions: list[str] = []
@@ -180,12 +186,18 @@ class SlowClient:
 def test_shards_and_buckets_are_queried_concurrently() -> None:
     client = SlowClient()
     window = (T0, T0 + 3 * HOUR)
-    assert list(HOT.query_window(client, *window, table_name=TABLE, org="acme")) == []
-    planned = [call.partition for call in HOT.plan(*window, org="acme").calls]
+    assert list(Table(client, HOT, table_name=TABLE).query_window(*window, org="acme")) == []
+    planned = [call.partition for call in plan_window(HOT, *window, fields={"org": "acme"}).calls]
     assert sorted(client.partitions) == sorted(planned) and len(planned) == 9
     assert client.peak > 3  # the shards of a bucket and, with no limit, later buckets too
     limited = SlowClient()
-    assert list(HOT.query_window(limited, *window, limit=5, table_name=TABLE, org="acme")) == []
+    hot = Table(limited, HOT, table_name=TABLE)
+    assert list(hot.query_window(*window, limit=5, org="acme")) == []
     assert len(limited.partitions) == 9 and 2 <= limited.peak <= 3  # one bucket at a time
     buckets = [p.split("#")[2] for p in limited.partitions]
     assert buckets == sorted(buckets)  # in result order
+    one = SlowClient()
+    assert (
+        list(Table(one, HOT, table_name=TABLE).query_window(*window, max_workers=1, org="a")) == []
+    )
+    assert len(one.partitions) == 9 and one.peak == 1

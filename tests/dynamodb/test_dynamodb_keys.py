@@ -1,5 +1,5 @@
 """Pure parts of ulidkeys.dynamodb: templates, entity keys and parsing, the exact upper
-bound, buckets and printable plans (no AWS)."""
+bound, time partitions and printable plans (no AWS)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,36 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+import boto3
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import ulidkeys
-from ulidkeys.dynamodb import Bucketing, Entity, Index, KeyTemplate, key_before
-from ulidkeys.dynamodb.sortkeys import key_after, largest_fill, utf8_len
+from ulidkeys.dynamodb import (
+    Entity,
+    Index,
+    KeyTemplate,
+    Period,
+    Table,
+    key_before,
+    key_condition,
+    plan_query,
+    plan_window,
+)
 from ulidkeys.errors import (
     InvalidKeyField,
     InvalidKeyTemplate,
     InvalidQuery,
+    InvalidType,
     InvalidValue,
     KeyMismatch,
+    TimeOutOfRange,
 )
+from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
+from ulidkeys.planning.entity import PAST_ALL_KEYS
+from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.sortkeys import key_after, largest_fill, utf8_len
 from ulidkeys.timeinput import to_ms
 from ulidkeys.ulid import ULID
 
@@ -32,9 +48,17 @@ POST = Entity(
         "ByTag": Index(pk="Tag#{tag}", sk="{id}", pk_attr="tpk", sk_attr="tsk", sparse=True),
     },
 )
-field_text = st.text(
-    st.characters(blacklist_characters="#", blacklist_categories=["Cs"]), min_size=1
+field_text = st.text(  # what a key field may hold: no separator, nothing invisible
+    st.characters(
+        blacklist_characters="#", blacklist_categories=["Cs", "Cc", "Cf", "Zl", "Zp"]
+    ),
+    min_size=1,
 )
+
+
+def bound(entity: Entity) -> Table:
+    """``entity`` bound to a plain client (no request is sent by the tests that use it)."""
+    return Table(boto3.client("dynamodb", region_name="us-east-1"), entity, table_name="app")
 
 
 def test_keys_make_a_fresh_ulid_and_every_index_key() -> None:
@@ -53,8 +77,9 @@ def test_keys_make_a_fresh_ulid_and_every_index_key() -> None:
 def test_parse_gives_back_the_fields(org: str, author: str, ulid: ULID) -> None:
     keys = POST.keys(org=org, author=author, id=str(ulid).lower())
     assert keys["SK"] == f"Post#{ulid}"  # canonical uppercase in the key
-    assert POST.parse(keys) == {"org": org, "author": author, "id": ulid}
-    assert POST.parse({"PK": {"S": keys["PK"]}, "SK": {"S": keys["SK"]}})["id"] == ulid
+    assert POST.parse(keys) == {"org": org, "author": author, "id": str(ulid)}
+    assert POST.parse({"PK": {"S": keys["PK"]}, "SK": {"S": keys["SK"]}})["id"] == str(ulid)
+    assert POST.keys(org=org, author=author, id=ulid) == keys  # a ULID object is the same id
 
 
 @pytest.mark.parametrize(
@@ -103,10 +128,11 @@ def test_int_fields_and_custom_names_and_separator() -> None:
         ("Org#{org}", "Post#{bucket}#{id}", {"bucket": "day"}, "partition key"),
         ("Org#{org}#{bucket}", "Post#{id}", {}, "go together"),
         ("Org#{org}", "Post#{id}", {"shards": 4}, "go together"),
-        ("Org#{org}#{shard}", "Post#{id}", {"shards": 0}, ">= 1"),
-        ("Org#{org}", "Post#{key}", {}, "ULID field"),
-        ("Org#{org}#{bucket}", "Post#{id}", {"bucket": "week"}, "bucket size"),
+        ("Org#{org}", "Post#{key}", {}, "id field"),
+        ("Org#{org}#{bucket}", "Post#{id}", {"bucket": "week"}, "partition size"),
         ("", "Post#{id}", {}, "non-empty"),
+        ("Org#{org}", "Post#{id}", {"numeric_sk": True}, "numeric_sk"),  # not sk="{id}"
+        ("Org#{org}", "{id}", {"numeric_sk": True}, "numeric id scheme"),  # ULIDs are not
     ],
 )
 def test_bad_templates_are_rejected(
@@ -114,6 +140,17 @@ def test_bad_templates_are_rejected(
 ) -> None:
     with pytest.raises(InvalidKeyTemplate, match=match):
         Entity(pk=pk, sk=sk, **options)  # type: ignore[arg-type]
+
+
+def test_bad_shard_counts_and_schemes_are_rejected() -> None:
+    with pytest.raises(InvalidValue, match=">= 1"):
+        Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards=0)
+    with pytest.raises(InvalidType, match="shards"):
+        Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards="3")  # type: ignore[arg-type]
+    with pytest.raises(InvalidType, match="shards"):
+        Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards=True)  # type: ignore[arg-type]
+    with pytest.raises(InvalidType, match="id scheme"):
+        Entity(pk="Org#{org}", sk="Post#{id}", scheme="ulid")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -137,6 +174,40 @@ def test_bad_templates_are_rejected(
 def test_items_that_do_not_fit_are_rejected(item: dict[str, str]) -> None:
     with pytest.raises(KeyMismatch):
         POST.parse(item)
+
+
+def test_other_schemes_and_number_sort_keys() -> None:
+    """An entity of another scheme matches only that scheme's canonical text; with
+    ``numeric_sk`` its sort key is the id's number, and the table a DynamoDB Number key."""
+    event = Entity(pk="Org#{org}", sk="Event#{id}", scheme=UUID7)
+    keys = event.keys(org="acme")
+    assert UUID7.parse(keys["SK"].removeprefix("Event#")) == keys["SK"][6:]
+    assert event.parse(keys)["id"] == keys["SK"][6:]
+    with pytest.raises(KeyMismatch):
+        event.parse({"PK": "Org#acme", "SK": keys["SK"].upper()})  # not canonical
+    with pytest.raises(InvalidKeyField, match="uuid7"):
+        event.keys(org="acme", id=str(ULID.new()))
+
+    tweet = Entity(pk="User#{user}", sk="{id}", scheme=TWITTER_SNOWFLAKE, numeric_sk=True)
+    snowflake = TWITTER_SNOWFLAKE.min_for(1_700_000_000_000)
+    number = TWITTER_SNOWFLAKE.to_int(snowflake)
+    assert tweet.key(user="u", id=snowflake) == {"PK": "User#u", "SK": number}
+    assert tweet.key(user="u", id=number) == tweet.key(user="u", id=str(number))  # unpadded too
+    assert tweet.parse({"PK": "User#u", "SK": number})["id"] == snowflake
+    assert tweet.parse({"PK": {"S": "User#u"}, "SK": {"N": str(number)}})["id"] == snowflake
+    with pytest.raises(KeyMismatch):
+        tweet.parse({"PK": "User#u", "SK": str(number)})  # a string is not the Number key
+    definition = tweet.table_definition("tweets")
+    assert {a["AttributeName"]: a["AttributeType"] for a in definition["AttributeDefinitions"]} == {
+        "PK": "S",
+        "SK": "N",
+    }
+    plan = plan_window(tweet, 1_700_000_000_000, 1_700_000_000_010, fields={"user": "u"})
+    (call,) = plan.calls
+    assert call.lo == number and call.hi_inclusive == call.hi - 1
+    assert call.hi == TWITTER_SNOWFLAKE.to_int(TWITTER_SNOWFLAKE.min_for(1_700_000_000_010))
+    typed = call.request("tweets")["ExpressionAttributeValues"]
+    assert typed[":lo"] == {"N": str(number)} and typed[":pk"] == {"S": "User#u"}
 
 
 # --- the exact inclusive upper bound -------------------------------------------------------
@@ -192,7 +263,7 @@ def test_key_before_a_window_end_and_its_limits() -> None:
     assert key_before("a\x00", 8) == "a"
 
 
-# --- buckets -----------------------------------------------------------------------------
+# --- time partitions (buckets) -------------------------------------------------------------
 
 
 @given(
@@ -201,25 +272,51 @@ def test_key_before_a_window_end_and_its_limits() -> None:
     width=st.integers(0, 400 * 86_400_000),
 )
 def test_bucket_spans_partition_the_window(size: str, start: int, width: int) -> None:
-    bucketing = Bucketing(size)
-    spans = list(bucketing.spans(start, start + width))
+    period = Period(size)  # type: ignore[arg-type]
+    spans = list(period.spans(start, start + width))
     if width == 0:
         assert spans == []
         return
-    assert spans[0][1] <= start < spans[0][2] and spans[-1][1] < start + width <= spans[-1][2]
-    for (label, first, end), following in zip(spans, [*spans[1:], None], strict=True):
-        assert bucketing.label(first) == bucketing.label(end - 1) == label
-        assert end - 1 < first or bucketing.start(end - 1) == first
+    assert spans[0][0] <= start < spans[0][1] and spans[-1][0] < start + width <= spans[-1][1]
+    for (first, end), following in zip(spans, [*spans[1:], None], strict=True):
+        assert period.label(first) == period.label(end - 1)
+        assert end - 1 < first or period.floor(end - 1) == first
+        assert period.parse_label(period.label(first)) == first
         if following is not None:
-            assert following[1] == end and following[0] > label  # labels sort like time
+            # labels sort like time
+            assert following[0] == end and period.label(following[0]) > period.label(first)
 
 
 def test_bucket_labels() -> None:
     moment = to_ms(datetime(2024, 12, 31, 23, 59, tzinfo=timezone.utc))
-    assert Bucketing("hour").label(moment) == "2024-12-31T23"
-    assert Bucketing("month").next_start(Bucketing("month").start(moment)) == to_ms(
-        "2025-01-01T00:00:00Z"
-    )
+    assert Period("hour").label(moment) == "2024-12-31T23"
+    assert Period("month").next(Period("month").floor(moment)) == to_ms("2025-01-01T00:00:00Z")
+
+
+@pytest.mark.parametrize("size", ["hour", "day", "month", "year"])
+def test_buckets_end_with_the_last_four_digit_year(size: str) -> None:
+    """Buckets (like S3 partition folders) end at 10000-01-01: the last one is labelled with
+    year 9999, a window past it is clipped, and a later time has no bucket."""
+    period = Period(size)  # type: ignore[arg-type]
+    last = PARTITION_LIMIT_MS - 1
+    assert period.label(last).startswith("9999") and period.next(last) == PARTITION_LIMIT_MS
+    spans = list(period.spans(last, 2**48))
+    assert spans == [(period.floor(last), PARTITION_LIMIT_MS)]
+    assert list(period.spans(PARTITION_LIMIT_MS, 2**48)) == []
+    assert list(period.spans(-(10**12), 10)) == [(0, period.next(0))]  # nor before 1970
+    assert list(period.spans(-(10**12), 0)) == []
+    with pytest.raises(TimeOutOfRange):
+        period.label(PARTITION_LIMIT_MS)
+    entity = Entity(pk="Org#{org}#{bucket}", sk="Post#{id}", bucket=size)
+    with pytest.raises(TimeOutOfRange):
+        entity.keys(org="a", id=ULID.min_for(PARTITION_LIMIT_MS))
+    assert entity.keys(org="a", id=ULID.max_for(last))["PK"] == f"Org#a#{period.label(last)}"
+    plan = plan_window(entity, last, 2**48 - 1, fields={"org": "a"})
+    (call,) = plan.calls
+    assert call.partition == f"Org#a#{period.label(last)}"
+    assert call.hi == "Post#" + str(ULID.min_for(PARTITION_LIMIT_MS))
+    early = plan_query(entity, -(10**12), 10, fields={"org": "a"})  # a pure plan, any ms
+    assert [c.partition for c in early.calls] == [f"Org#a#{period.label(0)}"]
 
 
 # --- plans ---------------------------------------------------------------------------------
@@ -228,21 +325,30 @@ HOT = Entity(pk="Org#{org}#{bucket}#{shard}", sk="Post#{id}", bucket="day", shar
 
 
 def test_plans_print_one_line_per_call() -> None:
-    plan = HOT.plan("2024-05-01T12:00:00Z", "2024-05-03T12:00:00Z", org="acme")
-    lines = plan.lines()
+    plan = plan_window(HOT, "2024-05-01T12:00:00Z", "2024-05-03T12:00:00Z", fields={"org": "acme"})
+    head, *lines = plan.explain().splitlines()
     assert len(lines) == len(plan.calls) == 9  # 3 days x 3 shards
-    assert lines[0].startswith("Query table: PK = 'Org#acme#2024-05-01#0' AND SK BETWEEN")
-    assert str(plan) == "\n".join(lines)
-    newest = HOT.plan("2024-05-01T12:00Z", "2024-05-03T12:00Z", newest_first=True, org="acme")
+    assert "9 call chain(s)" in head and "oldest first" in head
+    assert lines[0].startswith("  1. Query table: PK = 'Org#acme#2024-05-01#0' AND SK BETWEEN")
+    assert [line.split(". ", 1)[1] for line in lines] == [c.explain() for c in plan.calls]
+    assert str(plan) == plan.explain()
+    newest = plan_window(
+        HOT, "2024-05-01T12:00Z", "2024-05-03T12:00Z", newest_first=True, fields={"org": "acme"}
+    )
     assert newest.calls[0].partition == "Org#acme#2024-05-03#0"
-    one = POST.plan(0, 1000, index="GSI1", author="bob")
-    assert len(one.lines()) == 1 and "index=GSI1" in one.lines()[0]
+    one = plan_window(POST, 0, 1000, index="GSI1", fields={"author": "bob"})
+    (line,) = one.explain().splitlines()[1:]
+    assert "index=GSI1" in line
+    empty = plan_window(POST, 1000, 1000, fields={"org": "a"})
+    assert empty.is_empty and empty.calls == () and "no calls" in empty.explain()
+    assert plan_window(POST, 0, 1000, limit=0, fields={"org": "a"}).is_empty
 
 
 def test_bucket_edges_clip_the_sort_key_range() -> None:
-    plan = HOT.plan("2024-05-01T12:00:00Z", "2024-05-02T00:00:00Z", org="acme")
+    org = {"org": "acme"}
+    plan = plan_window(HOT, "2024-05-01T12:00:00Z", "2024-05-02T00:00:00Z", fields=org)
     assert {call.partition for call in plan.calls} == {f"Org#acme#2024-05-01#{n}" for n in "012"}
-    exact = HOT.plan("2024-05-01T00:00:00Z", "2024-05-02T00:00:00.001Z", org="acme")
+    exact = plan_window(HOT, "2024-05-01T00:00:00Z", "2024-05-02T00:00:00.001Z", fields=org)
     assert [group[0].partition for group in exact.groups] == [
         "Org#acme#2024-05-01#0",
         "Org#acme#2024-05-02#0",
@@ -253,18 +359,24 @@ def test_bucket_edges_clip_the_sort_key_range() -> None:
 
 
 def test_single_call_helpers_refuse_fan_out() -> None:
+    hot = bound(HOT)
     with pytest.raises(InvalidQuery, match="partitions"):
-        HOT.query_args("2024-05-01T00:00Z", "2024-05-01T01:00Z", org="acme")
-    args = HOT.query_args(
+        hot.query_args("2024-05-01T00:00Z", "2024-05-01T01:00Z", org="acme")
+    with pytest.raises(InvalidQuery, match="partitions"):
+        key_condition(HOT, "2024-05-01T00:00Z", "2024-05-01T01:00Z", org="acme")
+    args = hot.query_args(
         "2024-05-01T00:00Z", "2024-05-01T01:00Z", org="acme", bucket="2024-05-01", shard=2
     )
     assert args["ExpressionAttributeValues"][":pk"] == {"S": "Org#acme#2024-05-01#2"}
+    assert args["TableName"] == "app"
     with pytest.raises(InvalidQuery, match="since"):
-        HOT.latest(object(), 5, org="acme")
+        hot.latest(5, org="acme")
     with pytest.raises(InvalidValue, match="limit"):
-        POST.plan(0, 10, limit=-1, org="a")
+        plan_window(POST, 0, 10, limit=-1, fields={"org": "a"})
     with pytest.raises(InvalidQuery, match="narrower"):
-        Entity(pk="O#{org}#{bucket}", sk="P#{id}", bucket="hour").plan(0, 2**40, org="a")
+        plan_window(
+            Entity(pk="O#{org}#{bucket}", sk="P#{id}", bucket="hour"), 0, 2**40, fields={"org": "a"}
+        )
 
 
 def test_key_template_renders_and_matches() -> None:
@@ -281,17 +393,34 @@ def test_key_template_renders_and_matches() -> None:
 def test_after_accepts_items_keys_and_ulids() -> None:
     ulid = ULID.new()
     keys = POST.keys(org="acme", author="bob", id=ulid)
-    assert POST.ulid_of(keys, index="GSI1") == ulid
+    assert POST.id_of(keys, index="GSI1") == str(ulid)
     table_key = {"PK": keys["PK"], "SK": keys["SK"]}  # no GSI keys: the table's SK is used
-    assert POST.ulid_of(table_key, index="GSI1") == POST.ulid_of(str(ulid).lower()) == ulid
+    assert POST.id_of(table_key, index="GSI1") == POST.id_of(str(ulid).lower()) == str(ulid)
+    assert POST.id_of(ulid) == str(ulid)
+    # an item or key resumes past its own sort key (of the index queried, else the table's,
+    # then past every key of its id); a bare id past every key of that id
+    assert POST.position_of(keys, POST.schema("GSI1")) == (str(ulid), keys["GSI1SK"])
+    assert POST.position_of(table_key, POST.schema("GSI1")) == (str(ulid), PAST_ALL_KEYS)
+    assert POST.position_of(ulid, POST.table) == (str(ulid), PAST_ALL_KEYS)
+    doc = Entity(pk="Org#{org}", sk="Doc#{id}#{lang}")
+    doc_keys = doc.keys(org="acme", id=ulid, lang="en")
+    assert doc.position_of(doc_keys, doc.table) == (str(ulid), f"Doc#{ulid}#en")
+    tweet = Entity(pk="U#{user}", sk="{id}", scheme=TWITTER_SNOWFLAKE, numeric_sk=True)
+    snowflake = TWITTER_SNOWFLAKE.min_for(1_700_000_000_000)
+    number = TWITTER_SNOWFLAKE.to_int(snowflake)
+    assert tweet.id_of(number) == tweet.id_of({"SK": number}) == snowflake
     with pytest.raises(KeyMismatch):
-        POST.ulid_of({"SK": "Comment#1"})
+        POST.id_of({"SK": "Comment#1"})
     with pytest.raises(InvalidKeyField):
-        POST.ulid_of(3.5)
-    newest = POST.plan(0, 2**47, newest_first=True, after=ulid, org="acme").calls[0]
+        POST.id_of(3.5)
+    org = {"org": "acme"}
+    newest = plan_window(POST, 0, 2**47, newest_first=True, after=ulid, fields=org).calls[0]
     assert newest.hi == f"Post#{ulid}" and newest.lo == "Post#" + str(ULID.min_for(0))
-    oldest = POST.plan(0, 2**47, after=ulid, org="acme").calls[0]
-    assert oldest.lo == f"Post#{ULID.from_int(ulid.int + 1)}"
+    oldest = plan_window(POST, 0, 2**47, after=ulid, fields=org).calls[0]
+    # past the ULID and every key that continues it (its children), up to the next ULID
+    child = f"Post#{ulid}#Comment#" + "\U0010ffff" * 200
+    assert child < oldest.lo <= f"Post#{ULID.from_int(ulid.int + 1)}"
+    assert oldest.hi == "Post#" + str(ULID.min_for(2**47))
 
 
 def test_buckets_in_an_index_partition_key() -> None:
@@ -305,30 +434,30 @@ def test_buckets_in_an_index_partition_key() -> None:
     keys = feed.keys(org="acme", id=ulid)
     assert keys["FeedPK"] == "Feed#2024-05-01" and keys["FeedSK"] == f"acme#{ulid}"
     assert keys["PK"] == "Org#acme"  # the table itself is not bucketed
-    plan = feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", index="Feed", org="acme")
+    window = ("2024-05-01T12:00Z", "2024-05-03T00:00Z")
+    plan = plan_window(feed, *window, index="Feed", fields={"org": "acme"})
     assert [c.partition for c in plan.calls] == ["Feed#2024-05-01", "Feed#2024-05-02"]
     assert all(c.lo.startswith("acme#") and c.index == "Feed" for c in plan.calls)
-    assert len(feed.plan("2024-05-01T12:00Z", "2024-05-03T00:00Z", org="acme").calls) == 1
+    assert len(plan_window(feed, *window, fields={"org": "acme"}).calls) == 1
     with pytest.raises(KeyMismatch, match="bucket"):
         feed.parse({**keys, "FeedPK": "Feed#2024-05-02"})
 
 
 def test_keys_and_plans_need_no_boto3() -> None:
-    """Only the executors touch boto3; keys, parsing and plans work without it installed."""
+    """Only the adapter touches boto3; keys, parsing and plans work without it installed."""
     code = (
         "import sys; sys.modules['boto3'] = sys.modules['botocore'] = None\n"
-        "from ulidkeys.dynamodb import Entity\n"
+        "from ulidkeys.dynamodb import Entity, plan_window\n"
         "e = Entity(pk='Org#{org}', sk='Post#{id}')\n"
         "assert e.parse(e.keys(org='a'))['org'] == 'a'\n"
-        "print(e.plan(0, 10, org='a'))\n"
+        "print(plan_window(e, 0, 10, fields={'org': 'a'}))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("Query table: PK = 'Org#a' AND SK BETWEEN")
+    assert "\n  1. Query table: PK = 'Org#a' AND SK BETWEEN" in result.stdout
 
 
 def test_table_definition_creates_a_table_the_entity_can_use() -> None:
-    import boto3
     from moto import mock_aws
 
     post = Entity(
@@ -349,9 +478,11 @@ def test_table_definition_creates_a_table_the_entity_can_use() -> None:
         "ByAuthorPK",
         "ByAuthorSK",
     ]
+    assert {a["AttributeType"] for a in definition["AttributeDefinitions"]} == {"S"}
     with mock_aws():
         table = boto3.resource("dynamodb", region_name="us-east-1").create_table(**definition)
+        posts = Table(table, post)
         keys = post.keys(org="acme", author="bob")
-        post.put_new(table, {**keys, "title": "hi"})
-        found = list(post.query_window(table, 0, "now", index="ByAuthor", author="bob"))
+        posts.put_new({**keys, "title": "hi"})
+        found = list(posts.query_window(0, "now", index="ByAuthor", author="bob"))
         assert [item["title"] for item in found] == ["hi"]

@@ -1,17 +1,24 @@
-"""Shared helpers for the DynamoDB tests (no tests here): tables, a page recorder, brute force.
+"""Shared helpers for the DynamoDB tests (no tests here): tables, recorders, brute force.
 
-The recorder hooks botocore's ``after-call`` event, so it sees every Query response the
-library received - independent of the library's own ``stats``.
+The recorders see what DynamoDB was asked and answered, independently of the library's own
+``stats``: :class:`PageRecorder` hooks botocore's ``after-call`` event (every Query response
+a boto3 client received), :class:`RecordingClient` wraps a client and keeps each request with
+its response (and can change the answers, as AWS may send them but moto never does).
+:func:`brute_force` is the answer computed without the library's planner or executor: every
+stored item of the entity, filtered by fields and id time, in result order.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+import socket
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
-from ulidkeys.dynamodb import Entity
+from ulidkeys.dynamodb import BatchWriter, Entity, Target
 from ulidkeys.ulid import ULID
 
 FAKE_ENV = {
@@ -28,9 +35,12 @@ def create_table(
     name: str,
     indexes: Mapping[str, tuple[str, str]] = {},
     keys: tuple[str, str] = ("PK", "SK"),
+    numbers: Iterable[str] = (),
 ) -> None:
-    """A pay-per-request table keyed ``keys`` (strings), with GSIs ``name -> (pk, sk)``."""
+    """A pay-per-request table keyed ``keys``, with GSIs ``name -> (pk, sk)``; key attributes
+    are strings except those named in ``numbers``."""
     attributes = set(keys) | {a for pair in indexes.values() for a in pair}
+    numeric = set(numbers)
     args: dict[str, Any] = {
         "TableName": name,
         "KeySchema": [
@@ -38,7 +48,8 @@ def create_table(
             {"AttributeName": keys[1], "KeyType": "RANGE"},
         ],
         "AttributeDefinitions": [
-            {"AttributeName": a, "AttributeType": "S"} for a in sorted(attributes)
+            {"AttributeName": a, "AttributeType": "N" if a in numeric else "S"}
+            for a in sorted(attributes)
         ],
         "BillingMode": "PAY_PER_REQUEST",
     }
@@ -57,11 +68,36 @@ def create_table(
     client.create_table(**args)
 
 
+def delete_items(
+    table_or_client: Any,
+    items: Iterable[Mapping[str, Any]],
+    table_name: str | None = None,
+    key_attrs: tuple[str, str] = ("PK", "SK"),
+) -> None:
+    """Delete stored items again: moto reads a whole table for every Query, so tests that
+    write many items keep their module's table small."""
+    target = Target.resolve(table_or_client, table_name)
+    with BatchWriter(target, key_attrs=key_attrs) as writer:
+        for item in items:
+            writer.delete(item)
+
+
+def plain(value: Any) -> Any:
+    """An attribute value as plain Python: ``{"S": x}`` -> x, ``{"N": "5"}`` -> Decimal(5)."""
+    if isinstance(value, Mapping) and len(value) == 1:
+        ((kind, inner),) = value.items()
+        if kind == "S":
+            return inner
+        if kind == "N":
+            return Decimal(inner)
+    return value
+
+
 @dataclass
 class Page:
     scanned: int
     count: int
-    sort_keys: list[str]
+    sort_keys: list[Any]
     more: bool
 
 
@@ -77,19 +113,65 @@ class PageRecorder:
         return self
 
     def _record(self, parsed: Mapping[str, Any], **_: Any) -> None:
-        keys = []
-        for item in parsed.get("Items", []):
-            value = item[self.sk_attr]
-            keys.append(value["S"] if isinstance(value, dict) else value)
+        keys = [plain(item[self.sk_attr]) for item in parsed.get("Items", [])]
         self.pages.append(
             Page(parsed["ScannedCount"], parsed["Count"], keys, "LastEvaluatedKey" in parsed)
         )
 
-    def read_keys(self) -> list[str]:
+    def read_keys(self) -> list[Any]:
         return [key for page in self.pages for key in page.sort_keys]
 
     def clear(self) -> None:
         self.pages.clear()
+
+
+@dataclass
+class Exchange:
+    """One Query a :class:`RecordingClient` passed on (or answered itself)."""
+
+    args: dict[str, Any]
+    response: dict[str, Any]
+    injected: bool = False
+
+    @property
+    def partition(self) -> Any:
+        return plain(self.args["ExpressionAttributeValues"][":pk"])
+
+
+class RecordingClient:
+    """A DynamoDB client wrapper that records every Query (arguments and answer).
+
+    ``answer`` (if given) sees each request and the real client and returns the response to
+    hand back, so a test can send what AWS sends and moto does not (empty pages that still
+    carry a ``LastEvaluatedKey``). Everything else - ``meta`` too, so the library sees the
+    wrapped client's form - is the wrapped client's.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        answer: Callable[[Any, dict[str, Any]], tuple[dict[str, Any], bool]] | None = None,
+    ) -> None:
+        self.client = client
+        self.answer = answer
+        self.exchanges: list[Exchange] = []
+
+    def query(self, **args: Any) -> dict[str, Any]:
+        if self.answer is None:
+            response, injected = self.client.query(**args), False
+        else:
+            response, injected = self.answer(self.client, args)
+        self.exchanges.append(Exchange(args, response, injected))
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+    def sort_keys(self, sk_attr: str = "SK") -> list[Any]:
+        return [plain(i[sk_attr]) for e in self.exchanges for i in e.response.get("Items", [])]
+
+    def clear(self) -> None:
+        self.exchanges.clear()
 
 
 def ulid_at(ms: int, kind: str) -> ULID:
@@ -114,18 +196,49 @@ def brute_force(
     *,
     newest_first: bool = False,
     limit: int | None = None,
-    sk_attr: str = "SK",
+    index: str | None = None,
     **fields: object,
-) -> list[str]:
-    """Sort keys of the entity's items with the given fields and ULID time in the window."""
+) -> list[Any]:
+    """Table sort keys of the entity's items with the given fields and id time in the window,
+    in result order: by (id, sort key of the table or ``index``), reversed newest first."""
+    schema = entity.schema(index)
+    table_sk = entity.table.sk_attr
     chosen = []
     for item in items:
-        if entity.schema().sk.match(item["SK"]) is None:
+        raw = item.get(schema.sk_attr)
+        if raw is None:
+            continue  # not in this (sparse) index
+        text = str(raw) if not schema.numeric_sk else entity.scheme.from_int(int(raw))
+        found = schema.sk.match(text)
+        if found is None:
             continue  # children and other item types
         parsed = entity.parse(item)
         if any(str(parsed.get(k)) != str(v) for k, v in fields.items()):
             continue
-        if start_ms <= parsed[entity.id_field].timestamp_ms < end_ms:
-            chosen.append(item[sk_attr])
-    chosen.sort(reverse=newest_first)
-    return chosen if limit is None else chosen[:limit]
+        id_text = found[entity.id_field]
+        if start_ms <= entity.scheme.timestamp_ms(id_text) < end_ms:
+            chosen.append(((id_text, text), item[table_sk]))
+    chosen.sort(key=lambda pair: pair[0], reverse=newest_first)
+    keys = [key for _, key in chosen]
+    return keys if limit is None else keys[:limit]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def moto_server() -> Iterator[str]:
+    """moto's HTTP server on a free local port; yields its endpoint URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()

@@ -487,3 +487,17 @@ def test_pages_without_is_truncated_raise_and_the_cursor_resumes_exactly(
     # a broken answer was read by some listing (or by a request still in flight when its
     # listing had already raised): either way, some listing raised
     assert (raised > 0) == bool(broken & set(range(1, client.count + 1)))
+
+
+def test_latest_sends_nothing_before_iteration() -> None:
+    """Like list_window, latest is lazy: requests (and their errors) come from the loop."""
+    from ulidkeys.s3 import Bucket
+
+    class NoCalls:
+        def list_objects_v2(self, **kwargs: object) -> dict[str, object]:
+            raise AssertionError(f"requested before iteration: {kwargs}")
+
+    bucket = Bucket(NoCalls(), "bkt", KeyLayout("up/", shards=4, period="day"))  # type: ignore[arg-type]
+    listing = bucket.latest(5)
+    listing.close()
+    bucket.list_window(0, 10).close()

@@ -5,7 +5,6 @@ misbehaving proxy) that must stop a listing, never shorten it."""
 from __future__ import annotations
 
 import random
-import socket
 import threading
 import urllib.error
 import urllib.request
@@ -13,10 +12,9 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
-from moto.server import ThreadedMotoServer
+from faults import moto_server, s3_client
 from s3support import T0, brute_force, fill_bucket, keys_of, ulid_at
 
 from ulidkeys.errors import UnexpectedResponse
@@ -27,21 +25,8 @@ HOUR = 3_600_000
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        yield boto3.client(
-            "s3",
-            endpoint_url=f"http://127.0.0.1:{port}",
-            region_name="us-east-1",
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
-    finally:
-        server.stop()
+    with moto_server() as endpoint:
+        yield s3_client(endpoint)
 
 
 @pytest.fixture

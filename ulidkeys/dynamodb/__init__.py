@@ -5,10 +5,13 @@ query plans derive from it. :class:`Table` binds it to a client and runs them (b
 needed only there).
 """
 
+from ulidkeys.consuming import Consumption, FileStore, LateArrival, MemoryStore
+from ulidkeys.dynamodb.checkpoints import DynamoCheckpointStore
 from ulidkeys.dynamodb.clients import Target, speaks_plain_values
 from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
 from ulidkeys.execution import Results, Stats
+from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity, Index
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Plan
@@ -20,10 +23,16 @@ __all__ = [
     "BATCH_SIZE",
     "MAX_SORT_KEY_BYTES",
     "BatchWriter",
+    "Checkpoint",
+    "Consumption",
+    "DynamoCheckpointStore",
     "Entity",
+    "FileStore",
     "Index",
     "KeySchema",
     "KeyTemplate",
+    "LateArrival",
+    "MemoryStore",
     "Period",
     "Plan",
     "QueryCall",

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from ulidkeys.errors import InvalidQuery, UnsupportedClient, describe
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+    from types_boto3_dynamodb.service_resource import Table as TableResource
 
-def speaks_plain_values(client: Any) -> bool:
+#: What a Table accepts: a ``Table`` resource, its ``.meta.client``, or ``boto3.client(...)``.
+TableOrClient = Union["TableResource", "DynamoDBClient"]
+
+
+def speaks_plain_values(client: DynamoDBClient) -> bool:
     """Whether a DynamoDB client serializes plain values (a resource's client) or wants typed
     ones (``boto3.client("dynamodb")``).
 
@@ -52,14 +59,14 @@ def speaks_plain_values(client: Any) -> bool:
 class Target:
     """A client, the table name, and whether the client speaks plain (resource) values."""
 
-    client: Any
+    client: DynamoDBClient
     table_name: str
     plain: bool
     _serializer: Any = field(default=None, repr=False, compare=False)
     _deserializer: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def resolve(cls, table_or_client: Any, table_name: str | None = None) -> Target:
+    def resolve(cls, table_or_client: TableOrClient, table_name: str | None = None) -> Target:
         """The target of a ``Table`` resource, or of a client + ``table_name``."""
         resource_name = getattr(table_or_client, "table_name", None)
         client = getattr(getattr(table_or_client, "meta", None), "client", None)
@@ -79,13 +86,13 @@ class Target:
                 "table_name= is required with a DynamoDB client (a Table resource knows its own "
                 "name)"
             )
-        plain = speaks_plain_values(table_or_client)
-        if plain:
-            return cls(table_or_client, table_name, plain=True)
+        client = cast("DynamoDBClient", table_or_client)  # not a Table: it has no table_name
+        if speaks_plain_values(client):
+            return cls(client, table_name, plain=True)
         # Only plain clients need conversion, and only they need boto3 to be importable here.
         from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-        return cls(table_or_client, table_name, False, TypeSerializer(), TypeDeserializer())
+        return cls(client, table_name, False, TypeSerializer(), TypeDeserializer())
 
     def value(self, value: Any) -> Any:
         """One attribute value as this client wants it."""

@@ -7,16 +7,18 @@ planning and the page-chain logic are shared with S3.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ulidkeys.dynamodb.clients import Target
+from ulidkeys.consuming import Consumable
+from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.write import BatchWriter, put_new
 from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, describe, require_count
 from ulidkeys.execution import Page, Results, run
+from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan
-from ulidkeys.planning.queries import QueryCall, plan_window, single_call
+from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call
 from ulidkeys.timeinput import TimeInput
 
 Item = dict[str, Any]
@@ -55,7 +57,7 @@ class QuerySource:
         return Page(entries, response.get("LastEvaluatedKey"), read)
 
 
-class Table:
+class Table(Consumable):
     """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity`.
 
     Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
@@ -64,7 +66,7 @@ class Table:
     """
 
     def __init__(
-        self, table_or_client: Any, entity: Entity, *, table_name: str | None = None
+        self, table_or_client: TableOrClient, entity: Entity, *, table_name: str | None = None
     ) -> None:
         if not isinstance(entity, Entity):
             raise InvalidType(f"entity={describe(entity)} must be an Entity")
@@ -166,6 +168,23 @@ class Table:
             fields=fields,
         )
         return self.run(query_plan, max_workers=max_workers)
+
+    def consumed(
+        self, listing: dict[str, object]
+    ) -> tuple[
+        Callable[[int, int, tuple[int, float] | None], Plan[QueryCall]], QuerySource, IdScheme
+    ]:
+        """For :meth:`consume`: ``listing`` holds the key fields, ``index`` and ``page_size``."""
+        index = listing.pop("index", None)
+        if index is not None and not isinstance(index, str):
+            raise InvalidQuery(f"index={describe(index)} must be an index name")
+        page_size = require_count(listing.pop("page_size", None), "page_size", 1, optional=True)
+
+        def plan_for(start: int, end: int, _expected: tuple[int, float] | None) -> Plan[QueryCall]:
+            # Query ends at its BETWEEN bound: no page size is needed to keep later items out.
+            return plan_query(self.entity, start, end, index=index, fields=listing)
+
+        return plan_for, QuerySource(self.target, page_size), self.entity.scheme
 
     def run(
         self, plan: Plan[QueryCall], *, page_size: int | None = None, max_workers: int = 8

@@ -1,23 +1,37 @@
 """Writes that never overwrite or lose an item: ``put_new`` and a retrying batch writer.
 
-``put_new`` puts with ``attribute_not_exists`` on the partition key, so an existing item is
-kept and :class:`~ulidkeys.errors.ItemAlreadyExists` raised. :class:`BatchWriter` sends 25
-requests per ``BatchWriteItem`` and re-sends ``UnprocessedItems`` with backoff until none are left.
+``put_new`` puts with ``attribute_not_exists`` on the partition key and a per-call token, so an
+existing item is kept (ItemAlreadyExists) unless it is the call's own write. :class:`BatchWriter`
+sends 25 requests per ``BatchWriteItem`` and re-sends ``UnprocessedItems`` until none are left.
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
 from ulidkeys.dynamodb.clients import Target
-from ulidkeys.errors import ItemAlreadyExists, UnprocessedItemsLeft, aws_error, describe
+from ulidkeys.errors import (
+    InvalidKeyField,
+    ItemAlreadyExists,
+    UnprocessedItemsLeft,
+    aws_error,
+    describe,
+    retried,
+)
+
+Key = tuple[str, ...]
 
 #: Most requests one ``BatchWriteItem`` call takes.
 BATCH_SIZE = 25
+
+#: The attribute ``put_new`` stores with every item: a random token per call, so that after a
+#: lost reply the item found under the key is known to be this call's own write.
+TOKEN_ATTRIBUTE = "ulidkeys_put_token"
 
 _jitter = random.SystemRandom()
 
@@ -27,15 +41,23 @@ def put_new(
 ) -> dict[str, Any]:
     """Put ``item`` (plain Python values) unless an item with its primary key exists.
 
-    Returns the item as written. On an existing key raises ItemAlreadyExists (carrying the
-    key); the stored item is left as it was.
+    Returns the item as written: ``item`` plus :data:`TOKEN_ATTRIBUTE`, a random token of
+    this call. Idempotent across botocore's retries: when a retried put fails its condition on
+    an item holding this call's token (the first put landed, its reply was lost), one
+    consistent GetItem shows it and the write counts as done. Any other existing item raises
+    ItemAlreadyExists (carrying the key); the stored item is left as it was.
     """
+    if TOKEN_ATTRIBUTE in item:
+        raise InvalidKeyField(
+            f"item has the attribute {TOKEN_ATTRIBUTE!r}, which put_new sets itself; leave it out"
+        )
     name = target.table_name
     pk_attr = key_attrs[0]
+    written = {**item, TOKEN_ATTRIBUTE: secrets.token_hex(16)}
     try:
         target.client.put_item(
             TableName=name,
-            Item=target.item(item),
+            Item=target.item(written),
             ConditionExpression="attribute_not_exists(#pk)",
             ExpressionAttributeNames={"#pk": pk_attr},
         )
@@ -43,12 +65,27 @@ def put_new(
         if aws_error(error)[0] != "ConditionalCheckFailedException":
             raise
         key = {attr: item[attr] for attr in key_attrs if attr in item}
+        if retried(error) and _stored_token(target, key) == written[TOKEN_ATTRIBUTE]:
+            return written
         raise ItemAlreadyExists(
             f"an item with key {describe(key)} already exists in {name}; put_new never "
             "overwrites (the stored item is unchanged) - make a new id or update it explicitly",
             key,
         ) from None
-    return dict(item)
+    return written
+
+
+def _stored_token(target: Target, key: Mapping[str, Any]) -> object:
+    """The put token of the item stored under ``key`` (None without one), read consistently."""
+    response = target.client.get_item(
+        TableName=target.table_name,
+        Key=target.item(key),
+        ConsistentRead=True,
+        ProjectionExpression="#t",
+        ExpressionAttributeNames={"#t": TOKEN_ATTRIBUTE},
+    )
+    stored = response.get("Item")
+    return None if not stored else target.to_plain(stored).get(TOKEN_ATTRIBUTE)
 
 
 class BatchWriter:
@@ -57,9 +94,15 @@ class BatchWriter:
     Every ``UnprocessedItems`` answer is re-sent after an exponential backoff with jitter
     (``base_delay`` doubling up to ``max_delay``; reset whenever a retry makes progress) until
     none are left. With ``max_attempts`` set, a batch that makes no progress that many times
-    in a row raises UnprocessedItemsLeft holding every unwritten request. A put or delete of a
+    in a row raises UnprocessedItemsLeft holding its unwritten requests. A put or delete of a
     key already waiting in the buffer flushes it first, because one ``BatchWriteItem`` may not
     name a key twice. Use as a context manager (flushes on exit) or call :meth:`flush`.
+
+    After a raise: :meth:`put` / :meth:`delete` that raise while checking their argument
+    (InvalidValue, InvalidType) queued nothing. Any other raise (from the flush the call
+    started, or from :meth:`flush`) leaves the call's own request queued, with every request
+    not known to be written, in order, in :attr:`pending`: call :meth:`flush` again to send
+    them (never put the item again), or take them from :attr:`pending` and :meth:`clear`.
     """
 
     def __init__(
@@ -80,70 +123,101 @@ class BatchWriter:
         self._base_delay, self._max_delay = base_delay, max_delay
         self._max_attempts = max_attempts
         self._sleep = sleep
-        self._buffer: list[dict[str, Any]] = []
-        self._keys: set[tuple[Any, ...]] = set()
+        # (primary key, request) in the order given: every request not known to be written
+        self._buffer: list[tuple[Key, dict[str, Any]]] = []
         self.calls = 0  # BatchWriteItem calls made
         self.retries = 0  # of them, re-sends of unprocessed items
 
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """The queued requests not known to be written, in order, with plain values."""
+        return [self._plain_request(request) for _, request in self._buffer]
+
+    def clear(self) -> None:
+        """Forget every queued request (after taking them from :attr:`pending`)."""
+        self._buffer = []
+
     def put(self, item: Mapping[str, Any]) -> None:
-        """Queue a put of ``item`` (plain Python values)."""
+        """Queue a put of ``item`` (plain Python values); see the class notes for raises."""
         if self._check is not None:
             self._check(item)
-        self._add(item, {"PutRequest": {"Item": self.target.item(item)}})
+        self._add(self._key(item), {"PutRequest": {"Item": self.target.item(item)}})
 
     def delete(self, key: Mapping[str, Any]) -> None:
         """Queue a delete of the item with primary key ``key`` (plain values)."""
         if self._check is not None:
             self._check(key)
         only_key = self.target.item({attr: key[attr] for attr in self.key_attrs})
-        self._add(key, {"DeleteRequest": {"Key": only_key}})
+        self._add(self._key(key), {"DeleteRequest": {"Key": only_key}})
 
-    def _add(self, item: Mapping[str, Any], request: dict[str, Any]) -> None:
-        key = tuple(str(item.get(attr)) for attr in self.key_attrs)
-        if key in self._keys:
-            self.flush()
-        self._keys.add(key)
-        self._buffer.append(request)
+    def _key(self, item: Mapping[str, Any]) -> Key:
+        return tuple(str(item.get(attr)) for attr in self.key_attrs)
+
+    def _add(self, key: Key, request: dict[str, Any]) -> None:
+        entry = (key, request)
+        if any(key == queued for queued, _ in self._buffer):
+            try:
+                self.flush()
+            except BaseException:
+                self._buffer.append(entry)  # queued after its namesake: flush() keeps them apart
+                raise
+        self._buffer.append(entry)
         if len(self._buffer) >= BATCH_SIZE:
             self.flush()
 
     def flush(self) -> None:
-        """Write everything buffered; returns when DynamoDB has processed every request.
+        """Write everything queued; returns when DynamoDB has processed every request.
 
-        A failed call leaves its requests (and their keys) buffered, so the buffer can hold
-        more than one batch: it is sent 25 at a time.
+        Sent in order, at most 25 per call and never one key twice in a call. A failed call
+        leaves its requests queued (see :attr:`pending`) and raises.
         """
         while self._buffer:
-            requests, self._buffer = self._buffer[:BATCH_SIZE], self._buffer[BATCH_SIZE:]
-            self._send(requests)
-        self._keys = set()
+            batch: list[tuple[Key, dict[str, Any]]] = []
+            seen: set[Key] = set()
+            for key, request in self._buffer:
+                if len(batch) == BATCH_SIZE or key in seen:
+                    break
+                seen.add(key)
+                batch.append((key, request))
+            self._buffer = self._buffer[len(batch) :]
+            self._send(batch)
 
-    def _send(self, requests: list[dict[str, Any]]) -> None:
+    def _send(self, batch: list[tuple[Key, dict[str, Any]]]) -> None:
         """One batch, re-sent until nothing is unprocessed."""
         stalled = 0
-        while requests:
+        while batch:
             self.calls += 1
             try:
+                requests: list[Any] = [request for _, request in batch]  # typed by the stubs
                 response = self.target.client.batch_write_item(
                     RequestItems={self.table_name: requests}
                 )
-            except Exception:
-                self._buffer = requests + self._buffer  # keep them for a later flush
+            except BaseException:
+                self._buffer = batch + self._buffer  # keep them for a later flush
                 raise
-            left = response.get("UnprocessedItems", {}).get(self.table_name, [])
+            left: list[Any] = response.get("UnprocessedItems", {}).get(self.table_name, [])
             if not left:
                 return
             self.retries += 1
-            stalled = 0 if len(left) < len(requests) else stalled + 1
+            stalled = 0 if len(left) < len(batch) else stalled + 1
+            batch = [(self._key(self._plain_key(request)), request) for request in left]
             if self._max_attempts is not None and stalled >= self._max_attempts:
+                self._buffer = batch + self._buffer
                 raise UnprocessedItemsLeft(
                     f"{len(left)} request(s) to {self.table_name} were still unprocessed after "
-                    f"{stalled} attempts without progress; .requests holds them all",
+                    f"{stalled} attempts without progress; .requests holds them, and they stay "
+                    "queued for the next flush()",
                     [self._plain_request(r) for r in left],
                 )
             ceiling = min(self._max_delay, self._base_delay * 2**stalled)
             self._sleep(_jitter.uniform(ceiling / 2, ceiling))
-            requests = left
+
+    def _plain_key(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        plain = self._plain_request(request)
+        found: dict[str, Any] = (
+            plain["PutRequest"]["Item"] if "PutRequest" in plain else plain["DeleteRequest"]["Key"]
+        )
+        return found
 
     def _plain_request(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """A write request with its item/key as plain values (for error reports)."""

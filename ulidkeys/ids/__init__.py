@@ -1,8 +1,19 @@
-"""Time-sortable id schemes behind one protocol: ULID, UUIDv7/v6, KSUID, ObjectId, Snowflake.
+"""Id schemes behind one protocol: ULID, UUIDs (v1-v7, ordered v1, nil, max), KSUID, ObjectId,
+Snowflake/Instagram ids, TypeID and tagged ULIDs; ``inspect`` tells which one a text is.
 
-``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any of
-them; ``SCHEMES`` holds every built-in scheme (ULID first)."""
+``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
+time-sortable one; ``SCHEMES`` holds the fixed built-in ones (ULID first), ``UUID_SCHEMES``
+the other UUIDs, ``TAGGED_ULIDS`` the tagged ULIDs; TypeIDs are made per prefix."""
 
+from ulidkeys.ids.generators import (
+    INSTAGRAM_SPLIT,
+    TWITTER_SPLIT,
+    SnowflakeGenerator,
+    SnowflakeSplit,
+    instagram_shard_of,
+)
+from ulidkeys.ids.inspection import READERS, Inspection, inspect
+from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import (
     IdScheme,
     MsWindow,
@@ -12,6 +23,9 @@ from ulidkeys.ids.protocol import (
     id_floor,
     id_range,
     in_window,
+    invert_id,
+    inverted_time,
+    inverted_window,
     require_sortable,
     shard_of,
 )
@@ -28,27 +42,77 @@ from ulidkeys.ids.schemes import (
     IntCodedScheme,
     SnowflakeScheme,
 )
+from ulidkeys.ids.typed import (
+    TAGGED_ULIDS,
+    ULID_TAG1,
+    ULID_TAG2,
+    ULID_TAG3,
+    TaggedUlidScheme,
+    TypeIdScheme,
+    split_typeid,
+    typeid,
+)
+from ulidkeys.ids.uuids import (
+    UUID1,
+    UUID1_ORDERED,
+    UUID3,
+    UUID4,
+    UUID5,
+    UUID_MAX,
+    UUID_NIL,
+    UUID_SCHEMES,
+    convert_uuid,
+)
 
 __all__ = [
     "DISCORD_SNOWFLAKE",
     "INSTAGRAM_ID",
+    "INSTAGRAM_SPLIT",
     "KSUID",
     "OBJECT_ID",
+    "READERS",
     "SCHEMES",
+    "TAGGED_ULIDS",
     "TWITTER_SNOWFLAKE",
+    "TWITTER_SPLIT",
     "ULID_SCHEME",
+    "ULID_TAG1",
+    "ULID_TAG2",
+    "ULID_TAG3",
+    "UUID1",
+    "UUID1_ORDERED",
+    "UUID3",
+    "UUID4",
+    "UUID5",
     "UUID6",
     "UUID7",
+    "UUID_MAX",
+    "UUID_NIL",
+    "UUID_SCHEMES",
     "IdScheme",
+    "Inspection",
     "IntCodedScheme",
     "MsWindow",
+    "SnowflakeGenerator",
     "SnowflakeScheme",
+    "SnowflakeSplit",
+    "TaggedUlidScheme",
+    "TypeIdScheme",
     "bounds",
+    "coerce_id",
+    "convert_uuid",
     "first_at_or_after",
     "id_ceiling",
     "id_floor",
     "id_range",
     "in_window",
+    "inspect",
+    "instagram_shard_of",
+    "invert_id",
+    "inverted_time",
+    "inverted_window",
     "require_sortable",
     "shard_of",
+    "split_typeid",
+    "typeid",
 ]

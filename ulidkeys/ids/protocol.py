@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Protocol, runtime_checkable
 
-from ulidkeys.errors import InvalidValue
+from ulidkeys.errors import InvalidType, InvalidValue, describe, require_str
 
 
 @runtime_checkable
@@ -118,6 +118,45 @@ def require_sortable(scheme: IdScheme) -> IdScheme:
     return scheme
 
 
+def inverted_time(scheme: IdScheme, ms: int) -> int:
+    """``min_ms + max_ms - ms``: the scheme's time range turned upside down (an involution)."""
+    return scheme.min_ms + scheme.max_ms - ms
+
+
+def inverted_window(scheme: IdScheme, start_ms: int, end_ms: int) -> tuple[int, int]:
+    """The window of inverted times holding exactly the ids of ``[start, end)``.
+
+    ``start <= t < end`` exactly when ``K - end < K - t <= K - start`` (``K = min_ms +
+    max_ms``), i.e. the half-open ``[K - end + 1, K - start + 1)``.
+    """
+    total = scheme.min_ms + scheme.max_ms
+    return total - end_ms + 1, total - start_ms + 1
+
+
+def invert_id(scheme: IdScheme, text: str) -> str:
+    """The id with its time ``t`` replaced by :func:`inverted_time` and every other bit kept.
+
+    Its text has the scheme's width and alphabet (it is a valid id of the scheme), so keys
+    embedding inverted ids list newest first; applied twice it gives the id back. A newest-
+    first layout or entity stores these and parses the original back.
+    """
+    require_sortable(scheme)
+    ms = scheme.timestamp_ms(text)
+    flipped = inverted_time(scheme, ms)
+    with_time = getattr(scheme, "with_time", None)  # the built-in schemes know their fields
+    if with_time is not None:
+        inverted: str = with_time(text, flipped)
+    else:  # a time field above every other bit: move it by arithmetic
+        rest = scheme.to_int(text) - scheme.to_int(scheme.min_for(ms))
+        inverted = scheme.from_int(scheme.to_int(scheme.min_for(flipped)) + rest)
+    if scheme.timestamp_ms(inverted) != flipped:
+        raise InvalidValue(
+            f"id {text} has time {ms} ms, whose inverted time {flipped} ms cannot hold its "
+            f"other bits in a {scheme.name} id"
+        )
+    return inverted
+
+
 def shard_of(scheme: IdScheme, text: str, shards: int) -> int:
     """The shard (0 .. shards-1) of an id: its random bits modulo ``shards``.
 
@@ -140,7 +179,14 @@ def bounds(scheme: IdScheme, window: MsWindow, prefix: str = "") -> tuple[str, s
     the window selects the ids whose whole-second time is in it. When the window reaches past
     the scheme's last representable time, ``hi`` is ``prefix +`` :func:`id_ceiling`.
     """
-    lo, hi = id_range(scheme, window.start_ms, window.end_ms)
+    require_str(prefix, "prefix")
+    start, end = getattr(window, "start_ms", None), getattr(window, "end_ms", None)
+    if not isinstance(scheme, IdScheme) or not (isinstance(start, int) and isinstance(end, int)):
+        raise InvalidType(
+            f"bounds({describe(scheme)}, {describe(window)}) needs an id scheme and a window "
+            "with int start_ms and end_ms (a TimeWindow)"
+        )
+    lo, hi = id_range(scheme, start, end)
     return prefix + lo, prefix + hi
 
 

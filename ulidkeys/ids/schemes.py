@@ -4,8 +4,10 @@ by time. One base class does the shared work; a scheme says how its integer is l
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import threading
 import time
 
 from ulidkeys import base32
@@ -19,11 +21,6 @@ from ulidkeys.errors import (
     require_int,
 )
 from ulidkeys.ulid import ULID, new
-
-
-def _describe_int(value: int) -> str:
-    """An int for an error message; ``repr`` of a huge int raises ValueError (digit limit)."""
-    return repr(value) if value.bit_length() <= 256 else f"an integer of {value.bit_length()} bits"
 
 
 def _char_class(chars: str) -> str:
@@ -129,12 +126,12 @@ class IntCodedScheme:
         require_int(value, "value")
         if value < 0 or value >> self.bits:
             raise self._error(
-                f"{_describe_int(value)} is not a valid {self.name} id: the integer must be in "
+                f"{describe(value)} is not a valid {self.name} id: the integer must be in "
                 f"0 .. 2**{self.bits} - 1"
             )
         rule = self._broken_rule(value)
         if rule is not None:
-            raise self._error(f"{_describe_int(value)} is not a valid {self.name} id: {rule}")
+            raise self._error(f"{describe(value)} is not a valid {self.name} id: {rule}")
         return self._encode(value)
 
     def random_bits(self, text: str) -> int | None:
@@ -145,7 +142,7 @@ class IntCodedScheme:
         require_int(ms, "ms", "an int (epoch milliseconds)")
         if not self.min_ms <= ms <= self.max_ms:
             raise TimeOutOfRange(
-                f"ms={_describe_int(ms)} is outside what a {self.name} id can hold "
+                f"ms={describe(ms)} is outside what a {self.name} id can hold "
                 f"({self.min_ms} .. {self.max_ms} epoch milliseconds)"
             )
         if ms % self.resolution_ms:
@@ -154,6 +151,17 @@ class IntCodedScheme:
                 "whole seconds"
             )
         return ms
+
+    def with_time(self, text: str, ms: int) -> str:
+        """The id with its time moved to ``ms``, every other bit (and any sub-resolution part
+        of the time) kept: what newest-first keys are made with."""
+        value = self._decode(self._checked_text(text))
+        moved = self._replace_time(value, self._time_of(value), self._check(ms))
+        return self.from_int(moved)
+
+    def _replace_time(self, value: int, old_ms: int, new_ms: int) -> int:
+        # The time field is contiguous above the other bits: move it by arithmetic.
+        return value - self._compose(old_ms, fill=False) + self._compose(new_ms, fill=False)
 
     def min_for(self, ms: int) -> str:
         """The smallest id of millisecond ``ms`` (every non-time bit clear)."""
@@ -259,15 +267,35 @@ class Uuid7Scheme(_UuidScheme):
         """The 74 random bits: rand_a (12 bits) followed by rand_b (62 bits)."""
         return (((value >> 64) & 0xFFF) << 62) | (value & _RAND_B)
 
-    def new(self) -> str:
+    def new_int(self) -> int:
+        """A fresh UUIDv7 as a number (what TypeIDs encode)."""
         random = int.from_bytes(os.urandom(10), "big")
         rand_a, rand_b = random >> 68, random & _RAND_B
         ms = time.time_ns() // 1_000_000
-        return self._encode((ms << 80) | (7 << 76) | (rand_a << 64) | _VARIANT | rand_b)
+        return (ms << 80) | (7 << 76) | (rand_a << 64) | _VARIANT | rand_b
+
+    def new(self) -> str:
+        return self._encode(self.new_int())
 
 
 _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
 _MAX_TICKS = (1 << 60) - 1
+_ticks_lock = threading.Lock()
+_last_ticks = 0
+
+
+def gregorian_now() -> tuple[int, int]:
+    """``(ticks, low)`` for a new v1-family UUID: 100 ns ticks since 1582-10-15, strictly
+    increasing in this process (two calls in one tick differ), and the low 64 bits: variant,
+    a random 14-bit clock sequence and a random node with the multicast bit set (RFC 9562's
+    mark of a node that is not a MAC address; the host's MAC is never used)."""
+    global _last_ticks
+    with _ticks_lock:
+        ticks = max(time.time_ns() // 100 + _GREGORIAN_OFFSET, _last_ticks + 1)
+        _last_ticks = ticks
+    random = int.from_bytes(os.urandom(8), "big")
+    node = (random & ((1 << 48) - 1)) | (1 << 40)  # the multicast bit of the node's first octet
+    return ticks, _VARIANT | (((random >> 48) & 0x3FFF) << 48) | node
 
 
 class Uuid6Scheme(_UuidScheme):
@@ -296,6 +324,20 @@ class Uuid6Scheme(_UuidScheme):
     def _random_of(self, value: int) -> int:
         """The 62 bits after the variant (rand_b: clock sequence and node)."""
         return value & _RAND_B
+
+    def _replace_time(self, value: int, old_ms: int, new_ms: int) -> int:
+        # The 60 tick bits are split around the version nibble: move the ticks, not the int.
+        ticks = ((value >> 80) << 12) | ((value >> 64) & 0xFFF)
+        ticks += (new_ms - old_ms) * 10_000
+        if not 0 <= ticks <= _MAX_TICKS:
+            raise TimeOutOfRange(f"ms={new_ms} with this id's sub-ms ticks is past uuid6's range")
+        low = value & ((1 << 64) - 1)
+        return ((ticks >> 12) << 80) | (6 << 76) | ((ticks & 0xFFF) << 64) | low
+
+    def new(self) -> str:
+        """A fresh v6 UUID: random node and clock sequence (see :func:`gregorian_now`)."""
+        ticks, low = gregorian_now()
+        return self._encode(((ticks >> 12) << 80) | (6 << 76) | ((ticks & 0xFFF) << 64) | low)
 
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -390,6 +432,26 @@ class ObjectIdScheme(IntCodedScheme):
     def _random_of(self, value: int) -> int:
         """The low 64 bits: the 5-byte process-random value and the 3-byte counter."""
         return value & ((1 << 64) - 1)
+
+    def new(self) -> str:
+        """A fresh ObjectId as the MongoDB drivers make them: seconds, a 5-byte value random
+        per process (renewed in a forked child), a 3-byte counter from a random start."""
+        count = next(_object_id_counter) & 0xFFFFFF  # next() on a count is atomic in CPython
+        return f"{time.time_ns() // 1_000_000_000:08x}{_object_id_random.hex()}{count:06x}"
+
+
+_object_id_random = os.urandom(5)
+_object_id_counter = itertools.count(int.from_bytes(os.urandom(3), "big"))
+
+
+def _renew_object_id_random() -> None:
+    global _object_id_random, _object_id_counter
+    _object_id_random = os.urandom(5)
+    _object_id_counter = itertools.count(int.from_bytes(os.urandom(3), "big"))
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_object_id_random)
 
 
 _DIGITS = "0123456789"

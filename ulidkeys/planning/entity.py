@@ -23,8 +23,17 @@ from ulidkeys.errors import (
     describe,
     require_count,
 )
-from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
+from ulidkeys.ids.interop import coerce_id
+from ulidkeys.ids.protocol import (
+    IdScheme,
+    invert_id,
+    inverted_time,
+    inverted_window,
+    require_sortable,
+    shard_of,
+)
 from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of
 from ulidkeys.planning.templates import KeySchema, KeyTemplate
@@ -63,7 +72,9 @@ class Entity:
     queries then fan out over every bucket and shard the window touches. ``numeric_sk=True``
     (with ``sk="{id}"`` and a numeric scheme such as Snowflake ids) stores the sort key as a
     DynamoDB Number. Field values are rejected (never escaped) when empty or when they contain
-    ``separator``.
+    ``separator``. ``newest_first_keys=True`` stores the id in every key with its time inverted
+    (:func:`~ulidkeys.ids.invert_id`), so a plain ascending Query returns the newest first;
+    ``parse`` gives back the original id and windows select by its real time.
     """
 
     def __init__(
@@ -81,6 +92,7 @@ class Entity:
         shards: int | None = None,
         scheme: IdScheme = ULID_SCHEME,
         numeric_sk: bool = False,
+        newest_first_keys: bool = False,
     ) -> None:
         if not isinstance(scheme, IdScheme):
             raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
@@ -121,6 +133,9 @@ class Entity:
         except InvalidValue as error:
             raise InvalidKeyTemplate(f"bucket: {error}") from None
         self.shards = require_count(shards, "shards", 1, optional=True)
+        if not isinstance(newest_first_keys, bool):
+            raise InvalidType(f"newest_first_keys={describe(newest_first_keys)} must be a bool")
+        self.newest_first_keys = newest_first_keys
         self._check_derived_fields()
         self.fields: tuple[str, ...] = tuple(
             dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
@@ -188,23 +203,29 @@ class Entity:
         found = self.indexes.get(index) if isinstance(index, str) else None
         if found is None:
             known = ", ".join(map(repr, self.indexes)) or "none"
-            raise InvalidQuery(f"index={index!r} is not an index of {self.name} (known: {known})")
+            raise InvalidQuery(
+                f"index={describe(index)} is not an index of {self.name} (known: {known})"
+            )
         return found
 
     def __repr__(self) -> str:
-        return f"Entity({self.name}: {self.table.pk}/{self.table.sk}, {self.scheme.name})"
+        order = ", newest-first keys" if self.newest_first_keys else ""
+        return f"Entity({self.name}: {self.table.pk}/{self.table.sk}, {self.scheme.name}{order})"
 
     def scope(self, schema: KeySchema, values: Mapping[str, str]) -> str:
         """What a query of ``schema`` with these field values is over (for cursors)."""
         return scope_of(
             "dynamodb",
             self.scheme.name,
+            self.period,
+            self.shards,
             schema.index,
             schema.pk,
             schema.sk,
             schema.pk_attr,
             schema.sk_attr,
             sorted(values.items()),
+            self.newest_first_keys,
         )
 
     def key_attrs(self) -> tuple[str, str]:
@@ -249,27 +270,13 @@ class Entity:
 
     # --- field values ---------------------------------------------------------------------
     def id_text(self, value: object, name: str | None = None) -> str:
-        """The canonical text of an id given as text, a number (numeric schemes) or a ULID."""
+        """The canonical text of an id given as text, a number (numeric schemes) or an id
+        object (``ULID``, ``uuid.UUID``, python-ulid, svix-ksuid, ``bson.ObjectId``)."""
         name = name or self.id_field
-        if isinstance(value, ULID) and self.scheme is ULID_SCHEME:
-            return str(value)
         try:
-            if isinstance(value, str):
-                return self.scheme.parse(value)
-            if (
-                self.scheme.numeric
-                and isinstance(value, (int, Decimal))
-                and not isinstance(value, bool)
-            ):
-                if isinstance(value, Decimal) and value != value.to_integral_value():
-                    raise InvalidId(f"{value} is not a whole number")
-                return self.scheme.from_int(int(value))
+            return coerce_id(self.scheme, value, name)
         except (InvalidId, InvalidType) as error:
             raise InvalidKeyField(f"field {name}={describe(value)}: {error}") from None
-        raise InvalidKeyField(
-            f"field {name}={describe(value)} must be the text of a {self.scheme.name} id, "
-            f"not {type(value).__name__}"
-        )
 
     def field_value(self, name: str, value: object) -> str:
         """The key text of one field value, validated: non-empty, no separator, id canonical."""
@@ -278,6 +285,9 @@ class Entity:
         if isinstance(value, ULID):
             return str(value)
         if isinstance(value, int) and not isinstance(value, bool):
+            # str() refuses ints past 4,300 digits; no key is anywhere near that long
+            if value.bit_length() > 3300:
+                raise InvalidKeyField(f"field {name}={describe(value)} is too large for a key")
             text = str(value)
         elif isinstance(value, str):
             text = value
@@ -288,10 +298,15 @@ class Entity:
             )
         if not text:
             raise InvalidKeyField(f"field {name}='' is empty; key fields must be non-empty")
-        if self.separator in text:
+        check_text(text, f"field {name}", InvalidKeyField)
+        sep = self.separator
+        # A value must end where the separator after it starts: with "::", "acme:" + "::x"
+        # would read back as "acme" + ":x", so one key would name two items.
+        if (text + sep).find(sep) != len(text):
+            where = "contains" if sep in text else "ends with the start of"
             raise InvalidKeyField(
-                f"field {name}={describe(text)} contains the separator {self.separator!r}; "
-                "ulidkeys rejects it rather than escaping, so that keys parse back unambiguously"
+                f"field {name}={describe(text)} {where} the separator {sep!r}; ulidkeys rejects "
+                "it rather than escaping, so that every key parses back to exactly one item"
             )
         return text
 
@@ -345,8 +360,25 @@ class Entity:
             raise InvalidKeyField(f"key() needs the item's {self.id_field}=")
         return self._render(self._values(fields, allow_derived=False), [self.table])
 
+    def key_window(self, start_ms: int, end_ms: int) -> tuple[int, int]:
+        """The window of the times *in the keys* holding ``[start, end)``: itself, or the
+        inverted window with ``newest_first_keys``."""
+        if self.newest_first_keys:
+            return inverted_window(self.scheme, start_ms, end_ms)
+        return start_ms, end_ms
+
+    def key_time(self, key_id: str) -> int:
+        """The real time of an id as the keys hold it."""
+        ms = self.scheme.timestamp_ms(key_id)
+        return inverted_time(self.scheme, ms) if self.newest_first_keys else ms
+
+    def to_key_id(self, id_text: str) -> str:
+        """An id as the keys hold it (inverted with ``newest_first_keys``); its own inverse."""
+        return invert_id(self.scheme, id_text) if self.newest_first_keys else id_text
+
     def _render(self, values: dict[str, str], schemas: Iterable[KeySchema]) -> dict[str, Any]:
         self._derive(values)
+        values[self.id_field] = self.to_key_id(values[self.id_field])
         keys: dict[str, Any] = {}
         for schema in schemas:
             missing = [f for f in (*schema.pk.fields, *schema.sk.fields) if f not in values]
@@ -365,7 +397,7 @@ class Entity:
         """A stored sort key as text (a Number sort key as its id's text); None if neither."""
         if isinstance(value, Mapping):  # a typed value from a low-level client
             value = value.get("N" if schema.numeric_sk else "S")
-            if schema.numeric_sk and isinstance(value, str) and value.isdigit():
+            if schema.numeric_sk and isinstance(value, str) and value.isascii() and value.isdigit():
                 value = int(value)
         if schema.numeric_sk:
             if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
@@ -406,6 +438,7 @@ class Entity:
                             f"{values[name]!r} elsewhere"
                         )
         try:
+            values[self.id_field] = self.to_key_id(values[self.id_field])
             self.scheme.timestamp_ms(values[self.id_field])
         except InvalidValue as error:
             raise KeyMismatch(f"{self.name} item: {error}") from None
@@ -421,10 +454,11 @@ class Entity:
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
-        return self.position_of(item_or_id, self.schema(index))[0]
+        return self.to_key_id(self.position_of(item_or_id, self.schema(index))[0])
 
     def position_of(self, after: object, schema: KeySchema) -> Position:
-        """Where ``after=`` (an item, a key, an id) stands in a query of ``schema``.
+        """Where ``after=`` (an item, a key, an id) stands in a query of ``schema`` (its id as
+        the keys hold it).
 
         An item or key resumes past that one sort key (items that share its id but sort later,
         such as ``Doc#{id}#{lang}`` siblings, still follow); a bare id resumes past every key
@@ -441,13 +475,12 @@ class Entity:
                 f"{describe(dict(after))} has no sort key that fits {self.name}'s "
                 "templates; pass an item of the entity, its key or its id"
             )
-        if isinstance(after, (str, ULID)) or (
-            self.scheme.numeric and isinstance(after, (int, Decimal))
-        ):
-            return self.id_text(after), PAST_ALL_KEYS
-        raise InvalidKeyField(
-            f"after={describe(after)} is not an item, a key or an id of {self.name}"
-        )
+        try:
+            return self.to_key_id(self.id_text(after, "after")), PAST_ALL_KEYS
+        except InvalidKeyField:
+            raise InvalidKeyField(
+                f"after={describe(after)} is not an item, a key or an id of {self.name}"
+            ) from None
 
     # --- queries --------------------------------------------------------------------------
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:

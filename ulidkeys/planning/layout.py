@@ -9,7 +9,6 @@ similar. Bound to a client (``ulidkeys.s3.Bucket``) it lists and writes.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,8 +22,17 @@ from ulidkeys.errors import (
     describe,
     require_count,
 )
-from ulidkeys.ids.protocol import IdScheme, require_sortable, shard_of
+from ulidkeys.ids.interop import coerce_id
+from ulidkeys.ids.protocol import (
+    IdScheme,
+    invert_id,
+    inverted_time,
+    inverted_window,
+    require_sortable,
+    shard_of,
+)
 from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_path, check_text
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
 from ulidkeys.ulid import ULID
 
@@ -39,28 +47,9 @@ _EXT_RULE = "a dot followed by 1-32 letters, digits, '.', '_', '+' or '-' (e.g. 
 PeriodName = Literal["day", "hour"]
 
 
-def check_text(text: object, name: str, error: type[UlidkeysError]) -> str:
-    """Reject non-strings, text S3 cannot store as UTF-8, and control characters."""
-    if not isinstance(text, str):
-        raise InvalidType(f"{name}={describe(text)} must be a str, not {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise error(
-            f"{name}={describe(text)} contains a lone surrogate; S3 keys are UTF-8 text"
-        ) from None
-    for position, char in enumerate(text):
-        if unicodedata.category(char) == "Cc":
-            raise error(
-                f"{name}={describe(text)} contains the control character {char!r} at position "
-                f"{position}; keys with control characters are unreadable in listings and "
-                "consoles, so they are refused"
-            )
-    return text
-
-
 def check_key(key: str, name: str, error: type[UlidkeysError]) -> str:
-    """Reject key shapes that are legal in S3 but odd or unsafe when treated as paths."""
+    """Reject key shapes that are legal in S3 but odd or unsafe when treated as paths or shown
+    to a person (the rule of :mod:`ulidkeys.planning.keytext`, documented in docs/s3.md)."""
     check_text(key, name, error)
     if key.startswith("/"):
         raise error(f"{name}={describe(key)} starts with '/'; S3 keys have no leading slash")
@@ -73,6 +62,7 @@ def check_key(key: str, name: str, error: type[UlidkeysError]) -> str:
             )
         if segment == "" and index < len(segments) - 1:
             raise error(f"{name}={describe(key)} has an empty path segment ('//')")
+    check_path(key, name, error)
     if key.endswith("/"):
         raise error(f"{name}={describe(key)} ends with '/', which S3 consoles show as a folder")
     size = len(key.encode("utf-8"))
@@ -98,7 +88,7 @@ class KeyParts:
     """What a key that fits a layout is made of."""
 
     key: str
-    id: str  # the id's canonical text
+    id: str  # the id's canonical text (as given to key_for, also in newest-first layouts)
     ms: int  # the id's time (epoch milliseconds)
     shard: int | None
     period: str | None  # the period folder, e.g. 'dt=2024-05-17/hr=09/'
@@ -121,7 +111,11 @@ class KeyLayout:
     * ``period``: ``None``, ``"day"`` (``dt=2024-05-17/``) or ``"hour"``
       (``dt=2024-05-17/hr=09/``), in UTC, Hive-style for Athena/Glue partition projection;
     * ``suffix``: text after the id (``".jpg"``); a per-call ``ext`` replaces it;
-    * ``scheme``: the id scheme (default ULID); its text must sort by time.
+    * ``scheme``: the id scheme (default ULID); its text must sort by time;
+    * ``newest_first``: keys embed the id with its time inverted (:func:`~ulidkeys.ids.invert_id`:
+      same width and alphabet), so ListObjectsV2 returns the newest first and "the 20 newest"
+      is one call; ``parse`` gives back the original id. No period folders (they would list
+      oldest first).
     """
 
     prefix: str = ""
@@ -129,6 +123,7 @@ class KeyLayout:
     period: PeriodName | None = None
     suffix: str = ""
     scheme: IdScheme = ULID_SCHEME
+    newest_first: bool = False
     _width: int = field(default=0, init=False, repr=False, compare=False)
     _partition: Period | None = field(default=None, init=False, repr=False, compare=False)
     _id_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -145,6 +140,13 @@ class KeyLayout:
             raise InvalidLayout(f"period={describe(self.period)} must be None, 'day' or 'hour'")
         if not isinstance(self.scheme, IdScheme):
             raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")
+        if not isinstance(self.newest_first, bool):
+            raise InvalidType(f"newest_first={describe(self.newest_first)} must be a bool")
+        if self.newest_first and self.period is not None:
+            raise InvalidLayout(
+                f"period={self.period!r} with newest_first=True: period folders sort oldest "
+                "first, so the listing would not be newest first; drop one of them"
+            )
         try:
             require_sortable(self.scheme)
         except InvalidValue as error:
@@ -193,27 +195,30 @@ class KeyLayout:
         last = self.scheme.max_ms
         return last if self._partition is None else min(last, PARTITION_LIMIT_MS - 1)
 
+    def key_window(self, start_ms: int, end_ms: int) -> tuple[int, int]:
+        """The window of the times *in the keys* holding ``[start, end)``: itself, or the
+        inverted window of a newest-first layout (what listing plans bound keys with)."""
+        if self.newest_first:
+            return inverted_window(self.scheme, start_ms, end_ms)
+        return start_ms, end_ms
+
     def path(self, shard: int | None, ms: int) -> str:
         """Everything before the id: prefix + shard folder + period folder of ``ms``."""
         return self.prefix + self.shard_folder(shard) + self.period_folder(ms)
 
     # --- building keys ------------------------------------------------------------------
     def id_text(self, value: object) -> str:
-        """The canonical text of an id given as text or as an id object (``ULID``)."""
-        if isinstance(value, ULID) and self.scheme is ULID_SCHEME:
-            return str(value)
-        if not isinstance(value, str):
-            raise InvalidType(
-                f"id={describe(value)} must be the text of a {self.scheme.name} id, "
-                f"not {type(value).__name__}"
-            )
-        return self.scheme.parse(value)
+        """The canonical text of an id given as text or as an id object (``ULID``,
+        ``uuid.UUID``, python-ulid, svix-ksuid, ``bson.ObjectId``; ints for numeric schemes)."""
+        return coerce_id(self.scheme, value)
 
-    def key_for(self, id_value: str | ULID, ext: str | None = None) -> str:
+    def key_for(self, id_value: object, ext: str | None = None) -> str:
         """The key of an existing id; ``ext`` (``'jpg'`` or ``'.jpg'``) replaces the suffix."""
         text = self.id_text(id_value)
         suffix = self.suffix if ext is None else normalize_ext(ext)
         ms = self.scheme.timestamp_ms(text)
+        if self.newest_first:
+            text = invert_id(self.scheme, text)
         if self._partition is not None and not 0 <= ms < PARTITION_LIMIT_MS:
             raise InvalidKeyPart(
                 f"id {text} has time {ms} ms, which no period folder can name (they span "
@@ -234,6 +239,8 @@ class KeyLayout:
         """``(id, suffix, ms, None)`` for a key that fits, ``("", "", -1, reason)`` otherwise.
 
         The fast path used on every listed key; :meth:`parse` wraps it with an exception.
+        ``id`` is the id as the key holds it (inverted in a newest-first layout, so ids order
+        like keys); ``ms`` is always the id's real time.
         """
         prefix = self.prefix
         if not key.startswith(prefix):
@@ -264,6 +271,8 @@ class KeyLayout:
             ms = self.scheme.timestamp_ms(id_text)
         except InvalidValue as error:
             return "", "", -1, str(error)
+        if self.newest_first:
+            ms = inverted_time(self.scheme, ms)
         if self._width and shard_text != self.shard_folder(self.shard_of(id_text)):
             return "", "", -1, f"its shard folder {shard_text!r} is not the id's shard"
         if self._partition is not None and (
@@ -280,7 +289,7 @@ class KeyLayout:
             raise KeyMismatch(f"key={describe(key)} does not fit {self}: {reason}")
         return KeyParts(
             key=key,
-            id=id_text,
+            id=invert_id(self.scheme, id_text) if self.newest_first else id_text,
             ms=ms,
             shard=self.shard_of(id_text),
             period=self.period_folder(ms) or None,
@@ -288,7 +297,9 @@ class KeyLayout:
         )
 
     def fits(self, key: str) -> bool:
-        """Whether ``key`` is one this layout could have made."""
+        """Whether ``key`` is one this layout could have made (InvalidType if not a str)."""
+        if not isinstance(key, str):
+            check_text(key, "key", KeyMismatch)  # raises InvalidType
         return self.split(key)[3] is None
 
     def __str__(self) -> str:
@@ -299,7 +310,8 @@ class KeyLayout:
             parts.append("dt=YYYY-MM-DD/")
         elif self.period == "hour":
             parts.append("dt=YYYY-MM-DD/hr=HH/")
-        parts.append(f"<{self.scheme.name}>")
+        order = ", newest first" if self.newest_first else ""
+        parts.append(f"<{self.scheme.name}{order}>")
         if self.suffix:
             parts.append(repr(self.suffix))
         return "KeyLayout(" + " + ".join(parts) + ")"

@@ -7,6 +7,7 @@ executor runs it through the S3 adapter.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -20,6 +21,8 @@ from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, 
 #: Keys per ListObjectsV2 page: S3's own cap. moto would send more if asked, which would hide
 #: pagination bugs, so no plan ever asks for more.
 MAX_KEYS = 1000
+#: Smallest page a chain with expected_keys asks for once its estimate is used up.
+MIN_TAIL_KEYS = 100
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,10 @@ class ListCall:
     """One ListObjectsV2 call chain: a first call, then ContinuationToken pages.
 
     ``ordered`` chains (general-purpose buckets) stop at the first key ``>= stop_at``;
-    unordered ones (directory buckets) are read to the end, filtered and sorted.
+    unordered ones (directory buckets) are read to the end, filtered and sorted. S3 takes no
+    end key, so a page larger than the keys left also carries keys past ``stop_at``: with
+    ``expected_keys`` (what the caller expects the chain to read, margin included) each page
+    asks only for what is still expected, and at least :data:`MIN_TAIL_KEYS`.
     ``shard`` and ``span`` (the id times ``[lo, hi)`` the chain covers) let the executor cut
     it into time slices (:func:`slice_call`); a slice also carries ``owns``, the ids
     ``[lo_id, hi_id)`` it answers for, so that keys on either side of its edges are given by
@@ -40,13 +46,21 @@ class ListCall:
     ordered: bool = True
     delimiter: str | None = None
     max_keys: int = MAX_KEYS
+    expected_keys: int | None = None
     shard: int | None = None
     span: tuple[int, int] | None = None
     owns: tuple[str, str] | None = None
 
-    def request(self, bucket: str, token: str | None = None) -> dict[str, Any]:
-        """The keyword arguments of ``client.list_objects_v2`` for the first or a later page."""
-        kwargs: dict[str, Any] = {"Bucket": bucket, "MaxKeys": self.max_keys}
+    def page_size(self, read: int = 0) -> int:
+        """``MaxKeys`` of the page after ``read`` keys of the chain."""
+        if self.expected_keys is None:
+            return self.max_keys
+        return min(self.max_keys, max(MIN_TAIL_KEYS, self.expected_keys - read))
+
+    def request(self, bucket: str, token: str | None = None, read: int = 0) -> dict[str, Any]:
+        """The keyword arguments of ``client.list_objects_v2`` for the first or a later page
+        (after ``read`` keys)."""
+        kwargs: dict[str, Any] = {"Bucket": bucket, "MaxKeys": self.page_size(read)}
         if self.prefix:
             kwargs["Prefix"] = self.prefix
         if self.delimiter is not None:
@@ -64,7 +78,9 @@ class ListCall:
             args.append(f"StartAfter={self.start_after!r}")
         if self.delimiter is not None:
             args.append(f"Delimiter={self.delimiter!r}")
-        args.append(f"MaxKeys={self.max_keys}")
+        args.append(f"MaxKeys={self.page_size()}")
+        if self.expected_keys is not None:
+            args.append(f"(~{self.expected_keys} keys expected)")
         if not self.ordered:
             end = "read every page (unordered), keep keys in the window, sort"
         elif self.stop_at is None:
@@ -72,6 +88,21 @@ class ListCall:
         else:
             end = f"stop at the first key >= {self.stop_at!r}"
         return f"ListObjectsV2 {' '.join(args)}; {end}"
+
+
+def chain_keys(expected: tuple[int, float] | None, shards: int) -> int | None:
+    """The keys a consumer's chain is expected to read: those it already knows in the overlap,
+    the new ones expected, and three standard deviations of those (arrivals vary like a
+    Poisson count).
+
+    S3 takes no end key, so 1,000-key pages would also carry the settle zone and whatever
+    follows it, transferred for nothing; pages sized to the window keep most of those out, and
+    the margin keeps an extra call rare.
+    """
+    if expected is None:
+        return None
+    known, new = expected[0] / shards, expected[1] / shards
+    return math.ceil(known + new + 3 * math.sqrt(new)) + 8
 
 
 def common_prefix(a: str, b: str) -> str:
@@ -143,6 +174,7 @@ def _ordered_call(
     the whole window is one contiguous key range and one chain lists it.
     """
     scheme = layout.scheme
+    start, end = layout.key_window(start, end)  # newest-first keys hold inverted times
     lo_id, hi_id = id_range(scheme, start, end)
     if lo_id >= hi_id:
         return None  # no id of the scheme has its time in the window
@@ -185,7 +217,9 @@ def slice_call(
     if part is None:
         return None
     lo_id, hi_id = id_range(layout.scheme, lo_ms, hi_ms)
-    return replace(part, max_keys=call.max_keys, owns=(lo_id, hi_id))
+    return replace(
+        part, max_keys=call.max_keys, expected_keys=call.expected_keys, owns=(lo_id, hi_id)
+    )
 
 
 def _directory_folders(layout: KeyLayout, start: int, end: int) -> list[tuple[int, int]]:
@@ -245,6 +279,7 @@ def plan_window(
     limit: int | None = None,
     before: Position | None = None,
     title: str | None = None,
+    expected_keys: int | None = None,
 ) -> Plan[ListCall]:
     """The plan listing exactly the keys of ``layout`` whose id time is in ``[start, end)``.
 
@@ -252,9 +287,12 @@ def plan_window(
     ``directory_bucket`` plans for S3 Express buckets (unordered, no StartAfter, '/'-ending
     prefixes only; one folder time per group, so memory holds one folder per shard at a time).
     ``newest_first`` is for directory buckets only (a general bucket lists forwards: see
-    ``Bucket.latest``). ``max_keys`` (1..1000) is the page size of every call.
+    ``Bucket.latest``). ``max_keys`` (1..1000) is the page size of every call;
+    ``expected_keys`` (>= 1), if given, the keys each ordered chain is expected to read: its
+    pages ask for no more than that (see :class:`ListCall`).
     """
     require_count(max_keys, "max_keys", 1, MAX_KEYS)
+    require_count(expected_keys, "expected_keys", 1, optional=True)
     require_count(limit, "limit", 0, optional=True)
     if newest_first and not directory_bucket:
         raise InvalidValue(
@@ -294,7 +332,11 @@ def plan_window(
                 _ordered_call(layout, shard, start, end, position)
                 for shard in layout.shard_numbers()
             ]
-            chains = tuple(replace(c, max_keys=max_keys) for c in calls if c is not None)
+            chains = tuple(
+                replace(c, max_keys=max_keys, expected_keys=expected_keys)
+                for c in calls
+                if c is not None
+            )
             if chains:
                 groups.append(chains)
     _check_calls(sum(len(group) for group in groups))
@@ -310,7 +352,10 @@ def plan_window(
         limit=limit,
         after=position,
         before=before,
-        slicer=None if directory_bucket else partial(slice_call, layout, position),
+        # newest-first layouts hold inverted times in their keys: not cut in time slices
+        slicer=None
+        if directory_bucket or layout.newest_first
+        else partial(slice_call, layout, position),
     )
 
 

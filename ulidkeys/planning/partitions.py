@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from ulidkeys.errors import InvalidValue, TimeOutOfRange, describe
+from ulidkeys.errors import (
+    InvalidValue,
+    TimeOutOfRange,
+    describe,
+    require_int,
+    require_str,
+)
 from ulidkeys.timeinput import format_ms
 
 PeriodSize = Literal["hour", "day", "month", "year"]
@@ -55,7 +61,8 @@ class Period:
 
     # --- arithmetic -----------------------------------------------------------------------
     def check(self, ms: int) -> int:
-        """``ms`` if a partition can name it, else TimeOutOfRange."""
+        """``ms`` if a partition can name it, else TimeOutOfRange (InvalidType if no int)."""
+        require_int(ms, "ms", "epoch milliseconds (an int)")
         if not 0 <= ms < PARTITION_LIMIT_MS:
             raise TimeOutOfRange(
                 f"{format_ms(ms)} is outside 1970-01-01 .. 9999-12-31, the times a {self.size} "
@@ -93,7 +100,8 @@ class Period:
         The window is clipped to the times a partition can name; nothing later is yielded.
         """
         end_ms = min(end_ms, PARTITION_LIMIT_MS)
-        current = self.floor(start_ms) if max(start_ms, 0) < end_ms else end_ms
+        start_ms = max(start_ms, 0)  # clipped like the end: no partition starts before 1970
+        current = self.floor(start_ms) if start_ms < end_ms else end_ms
         while current < end_ms:
             following = self.next(current)
             yield current, following
@@ -115,6 +123,7 @@ class Period:
 
     def parse_label(self, text: str) -> int | None:
         """The first millisecond of the partition a label names, None if it is not a label."""
+        require_str(text, "label")
         if len(text) != _LABEL_LENGTH[self.size] or not text.isascii():
             return None
         try:
@@ -141,6 +150,7 @@ class Period:
 
     def parse_folder(self, folder: str) -> int | None:
         """The first millisecond of the partition a folder names, None if it is not one."""
+        require_str(folder, "folder")
         if len(folder) != self.folder_length or not folder.startswith("dt="):
             return None
         if self.size == "hour":

@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ulidkeys.errors import InvalidQuery, InvalidWindow, require_count
+from ulidkeys.errors import (
+    InvalidCursor,
+    InvalidQuery,
+    InvalidType,
+    InvalidValue,
+    InvalidWindow,
+    describe,
+    require_count,
+)
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.entity import BUCKET, PAST_ALL_KEYS, SHARD, Entity
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
@@ -90,7 +98,7 @@ def _locator(entity: Entity, schema: KeySchema) -> Any:
     """The plan's reading of a returned sort key: the id, its time, the key as text."""
     match, timestamp, sort_key_text = (
         schema.sk.match,
-        entity.scheme.timestamp_ms,
+        entity.key_time if entity.newest_first_keys else entity.scheme.timestamp_ms,
         entity.sort_key_text,
     )
     id_field = entity.id_field
@@ -132,23 +140,35 @@ def plan_query(
     """The calls for ``entity``'s items whose id time is in ``[start_ms, end_ms)``.
 
     ``after`` (an item, key or id seen last) or ``cursor`` resumes just past it in result
-    order. A bucketed entity visits only the buckets the window touches.
+    order. A bucketed entity visits only the buckets the window touches. With
+    ``newest_first_keys`` the keys run backwards in time, so newest first is an ascending
+    Query and the plan's own order (``Plan.newest_first``: the order of the keys) is the
+    opposite of ``newest_first``.
     """
     require_count(limit, "limit", 0, optional=True)
+    later_buckets_first = newest_first
+    newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
     if after is not None and cursor is not None:
         raise InvalidQuery("pass after= or cursor=, not both")
     schema = entity.schema(index)
+    if not isinstance(fields, Mapping):
+        raise InvalidType(f"fields={describe(fields)} must map field names to values")
     values = entity.query_values(schema, fields)
     scope = entity.scope(schema, values)
+    prefix = schema.sk.prefix_before(entity.id_field, values)
     position: Position | None = None
     if cursor is not None:
         position = Cursor.decode(cursor).check(scope, newest_first, start_ms, end_ms)
+        if not _is_position_of(entity, schema, prefix, position, start_ms, end_ms):
+            raise InvalidCursor(
+                f"cursor={describe(cursor)} does not end at a key of {entity.name}'s "
+                f"{schema.label} in its window; pass a query's .cursor"
+            )
     elif after is not None:
         position = entity.position_of(after, schema)
         if newest_first and position[1] == PAST_ALL_KEYS:
             position = (position[0], "")  # a bare id: below every key of that id
     scheme = entity.scheme
-    prefix = schema.sk.prefix_before(entity.id_field, values)
     numeric = schema.numeric_sk
 
     ceiling = id_ceiling(scheme)
@@ -160,7 +180,7 @@ def plan_query(
             return prefix + id_text
         return top if id_text == ceiling else scheme.to_int(id_text)
 
-    lo, hi = (bound(i) for i in id_range(scheme, start_ms, end_ms))
+    lo, hi = (bound(i) for i in id_range(scheme, *entity.key_window(start_ms, end_ms)))
     if position is not None:
         lo, hi = _past(position, lo, hi, newest_first, schema, entity, prefix)
 
@@ -169,7 +189,7 @@ def plan_query(
         assert entity.period is not None
         spans = []
         for first, following in entity.period.spans(start_ms, end_ms):
-            first_id, next_id = id_range(scheme, first, following)
+            first_id, next_id = id_range(scheme, *entity.key_window(first, following))
             spans.append(
                 (entity.period.label(first), max(lo, bound(first_id)), min(hi, bound(next_id)))
             )
@@ -208,7 +228,7 @@ def plan_query(
                 )
             )
         groups.append(tuple(group))
-    if newest_first:
+    if later_buckets_first:
         groups.reverse()
     return Plan(
         groups=tuple(groups),
@@ -216,7 +236,8 @@ def plan_query(
         end_ms=end_ms,
         locate=_locator(entity, schema),
         scope=scope,
-        title=f"{entity.name} ({schema.label})",
+        title=f"{entity.name} ({schema.label}"
+        + (", newest-first keys)" if entity.newest_first_keys else ")"),
         newest_first=newest_first,
         limit=limit,
         after=position,
@@ -249,6 +270,28 @@ def plan_window(
         cursor=cursor,
         fields=fields,
     )
+
+
+def _is_position_of(
+    entity: Entity, schema: KeySchema, prefix: str, position: Position, start_ms: int, end_ms: int
+) -> bool:
+    """Whether ``position`` is one a query of ``schema`` (with sort key ``prefix`` before the
+    id) can return in ``[start_ms, end_ms)``: a canonical id in the window, and a sort key of
+    that id which fits the template (a Number sort key's position key is the id itself)."""
+    id_text, key = position
+    scheme = entity.scheme
+    try:
+        if scheme.parse(id_text) != id_text:
+            return False
+        ms = entity.key_time(id_text)  # the real time, also of an inverted (newest-first) key
+    except (InvalidValue, InvalidType):
+        return False
+    if not start_ms <= ms < end_ms:
+        return False
+    if schema.numeric_sk:
+        return key == id_text
+    found = schema.sk.match(key)
+    return found is not None and found[entity.id_field] == id_text and key.startswith(prefix)
 
 
 def _past(

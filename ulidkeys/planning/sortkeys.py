@@ -7,7 +7,7 @@ Sending it as the inclusive end of ``BETWEEN`` selects exactly the keys ``< hi``
 
 from __future__ import annotations
 
-from ulidkeys.errors import InvalidKeyField, describe
+from ulidkeys.errors import InvalidKeyField, describe, require_count, require_str
 
 #: The largest sort key DynamoDB accepts, in UTF-8 bytes.
 MAX_SORT_KEY_BYTES = 1024
@@ -39,6 +39,8 @@ def key_before(key: str, max_bytes: int = MAX_SORT_KEY_BYTES) -> str:
     by one and then continues with the largest bytes that still fit the length limit (a key
     ``k[:-1] + '/' + anything`` is below ``k = ...'0'`` whatever follows).
     """
+    require_str(key, "key")
+    require_count(max_bytes, "max_bytes", 1)
     if not key:
         raise InvalidKeyField("no string sorts before the empty string; the range is empty")
     size = utf8_len(key)
@@ -63,6 +65,8 @@ def key_after(key: str, max_bytes: int = MAX_SORT_KEY_BYTES) -> str:
     ``key + "\\0"`` when that fits; a full-length key instead raises the last character that
     can be raised within the byte limit and drops what follows it.
     """
+    require_str(key, "key")
+    require_count(max_bytes, "max_bytes", 1)
     if utf8_len(key) < max_bytes:
         return key + "\0"
     for position in range(len(key) - 1, -1, -1):

@@ -12,13 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ulidkeys.errors import InvalidKeyTemplate, describe
+from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.planning.keytext import check_text
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_ULID_PATTERN = "[0-7][0-9A-HJKMNP-TV-Z]{25}"  # the default scheme's canonical text
-
-#: Placeholders filled by the entity itself, from the item's ULID, never by the caller's keys().
-BUCKET, SHARD = "bucket", "shard"
-DERIVED = (BUCKET, SHARD)
 
 
 @dataclass(frozen=True)
@@ -33,7 +30,7 @@ class KeyTemplate:
     text: str
     separator: str = "#"
     id_field: str = "id"
-    id_pattern: str = _ULID_PATTERN
+    id_pattern: str = ULID_SCHEME.pattern  # the default scheme's canonical text
     fields: tuple[str, ...] = field(init=False)
     literals: tuple[str, ...] = field(init=False)  # len(fields) + 1 pieces around the fields
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -43,6 +40,8 @@ class KeyTemplate:
             raise InvalidKeyTemplate(f"key template {describe(self.text)} must be non-empty text")
         if not isinstance(self.separator, str) or not self.separator:
             raise InvalidKeyTemplate(f"separator={describe(self.separator)} must be non-empty")
+        check_text(self.text, "key template", InvalidKeyTemplate)
+        check_text(self.separator, "separator", InvalidKeyTemplate)
         pieces = _PLACEHOLDER.split(self.text)
         literals, fields = tuple(pieces[0::2]), tuple(pieces[1::2])
         for literal in literals:

@@ -4,11 +4,14 @@
 and a bucket name and runs them. Importing this package does not import boto3.
 """
 
+from ulidkeys.consuming import Consumption, FileStore, LateArrival, MemoryStore
 from ulidkeys.execution import Results, Stats
+from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_window
 from ulidkeys.planning.plans import Plan
 from ulidkeys.s3.bucket import Bucket, ListingSource, PeriodFolder, is_directory_bucket
+from ulidkeys.s3.checkpoints import S3CheckpointStore
 from ulidkeys.s3.writing import PresignedUpload
 
 __all__ = [
@@ -16,14 +19,20 @@ __all__ = [
     "MAX_KEY_BYTES",
     "MAX_SHARDS",
     "Bucket",
+    "Checkpoint",
+    "Consumption",
+    "FileStore",
     "KeyLayout",
     "KeyParts",
+    "LateArrival",
     "ListCall",
     "ListingSource",
+    "MemoryStore",
     "PeriodFolder",
     "Plan",
     "PresignedUpload",
     "Results",
+    "S3CheckpointStore",
     "Stats",
     "is_directory_bucket",
     "plan_folders",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ulidkeys.consuming import Consumable
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, describe, require_count
 from ulidkeys.execution import (
     Ordered,
@@ -30,6 +31,7 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
     MAX_KEYS,
     ListCall,
+    chain_keys,
     layout_scope,
     plan_folders,
     plan_window,
@@ -41,7 +43,11 @@ from ulidkeys.s3.writing import PresignedUpload, presigned_post, presigned_put, 
 from ulidkeys.timeinput import TimeInput, ms_to_datetime
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from types_boto3_s3 import S3Client
+
+    from ulidkeys.ids.protocol import IdScheme
 
 Obj = dict[str, Any]
 
@@ -62,8 +68,10 @@ class ListingSource:
         self.client, self.bucket = client, bucket
 
     def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
+        # The chain's token is S3's token and the keys read so far (which size the next page).
+        s3_token, done = (None, 0) if token is None else token
         response: Mapping[str, Any] = self.client.list_objects_v2(
-            **call.request(self.bucket, token)
+            **call.request(self.bucket, s3_token, done)
         )
         truncated = response.get("IsTruncated")
         if not isinstance(truncated, bool):
@@ -85,7 +93,8 @@ class ListingSource:
         if folders:
             entries += [(entry["Prefix"], entry) for entry in folders]
             entries.sort(key=_first)  # S3 interleaves the two lists in key order
-        return Page(entries, next_token, len(contents) + len(folders))
+        read = len(contents) + len(folders)
+        return Page(entries, None if next_token is None else (next_token, done + read), read)
 
 
 def _first(entry: tuple[str, Obj]) -> str:
@@ -105,13 +114,14 @@ class PeriodFolder:
         return ms_to_datetime(self.start_ms)
 
 
-class Bucket:
+class Bucket(Consumable):
     """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
 
     ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
     windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
-    keys (:meth:`put_new`, presigned uploads). Directory buckets (names ending ``--x-s3``)
-    are detected by name; pass ``directory=`` to say so explicitly.
+    keys (:meth:`put_new`, presigned uploads), and consumes what is new since a checkpoint
+    (:meth:`consume`). Directory buckets (names ending ``--x-s3``) are detected by name; pass
+    ``directory=`` to say so explicitly.
     """
 
     def __init__(
@@ -182,6 +192,29 @@ class Bucket:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
         return run(plan, self.source, max_workers=max_workers, split=split)
 
+    # --- what is new since the last run (Consumable.consume) -------------------------------
+    def consumed(
+        self, listing: dict[str, object]
+    ) -> tuple[
+        Callable[[int, int, tuple[int, float] | None], Plan[ListCall]], ListingSource, IdScheme
+    ]:
+        if listing:
+            raise InvalidValue(
+                f"Bucket.consume() takes no {', '.join(sorted(listing))}=; the layout names "
+                "what is listed"
+            )
+
+        def plan_for(start: int, end: int, expected: tuple[int, float] | None) -> Plan[ListCall]:
+            return plan_window(
+                self.layout,
+                start,
+                end,
+                directory_bucket=self.directory,
+                expected_keys=chain_keys(expected, len(self.layout.shard_numbers())),
+            )
+
+        return plan_for, self.source, self.layout.scheme
+
     # --- the newest objects ---------------------------------------------------------------
     def latest(
         self,
@@ -199,6 +232,10 @@ class Bucket:
         if n == 0:  # like a DynamoDB limit of 0: no call at all
             return Results(lambda stats: iter(()), lambda position: "")
         start, end = resolve_window(since, until, cursor)
+        if self.layout.newest_first and not self.directory:
+            # The keys list newest first already: the n newest are the window's first n.
+            plan = plan_window(self.layout, start, end, cursor=cursor, limit=n)
+            return self.run(plan, max_workers=max_workers)
         before = resume_position(self.layout, start, end, True, None, cursor)
         top = end
         if before is not None:
@@ -209,9 +246,11 @@ class Bucket:
             return Cursor(scope, True, start, end, position).encode()
 
         def items(stats: Stats) -> Iterator[Ordered]:
+            # A generator: nothing is requested before the caller iterates (like list_window).
             days = self._data_days(start, top, stats)
             if self.directory:
-                return self._directory_latest(n, start, top, before, days, stats, max_workers)
+                yield from self._directory_latest(n, start, top, before, days, stats, max_workers)
+                return
 
             def plan_slice(low: int, high: int) -> Plan[ListCall]:
                 return plan_window(self.layout, low, high, before=before)
@@ -219,12 +258,12 @@ class Bucket:
             spans = None if days is None else [(d, d + DAY_MS) for d in days]
             back = search_back(plan_slice, stats, n, start, top, occupied=spans)
             if days is not None and not days:
-                return iter(())  # no day folder holds data
+                return  # no day folder holds data
             # Race the search with a forward listing of the whole window: one page that is
             # not truncated holds all of it, and a small prefix is cheaper to read than to
             # search, so latest never costs more than about twice a full listing.
             forward = forward_tail(plan_slice(start, top), n, stats)
-            return iter(drive(race(forward, back), self.source, max_workers=max_workers))
+            yield from drive(race(forward, back), self.source, max_workers=max_workers)
 
         return Results(items, cursor_of)
 

@@ -1,16 +1,27 @@
 """Writing under fresh keys: conditional ``put_object`` and presigned PUT/POST uploads.
 
-``put_new`` sends ``IfNoneMatch="*"`` so S3 itself refuses to overwrite; on a conflict it
-retries under another fresh key, so the body is never lost and no object is ever replaced.
+``put_new`` sends ``IfNoneMatch="*"`` so S3 itself refuses to overwrite; a conflict that is its
+own earlier attempt (a lost reply) counts as written, any other one retries under a fresh key.
 """
 
 from __future__ import annotations
 
+import secrets
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ulidkeys.errors import InvalidValue, UploadConflict, aws_error, require_count
+from ulidkeys.errors import (
+    InvalidKeyPart,
+    InvalidValue,
+    UploadConflict,
+    aws_error,
+    describe,
+    require_count,
+    retried,
+)
 from ulidkeys.planning.layout import KeyLayout
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
@@ -18,6 +29,18 @@ from ulidkeys.planning.layout import KeyLayout
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 
 _RESERVED = ("Bucket", "Key", "Body", "IfNoneMatch", "IfMatch")
+
+#: Object metadata (``x-amz-meta-ulidkeys-put-token``) holding a random token per ``put_new``
+#: call: after a lost reply, the object found under the key is this call's own write exactly
+#: when it carries this call's token.
+TOKEN_METADATA = "ulidkeys-put-token"
+
+#: A body that cannot seek (a pipe, a socket) is copied to a temporary file first, in memory up
+#: to this many bytes and on disk beyond, so botocore can checksum it and every retry resends
+#: all of it.
+SPOOL_MEMORY = 8 * 1024 * 1024
+#: The largest object one PutObject takes (5 GiB); a longer stream needs a multipart upload.
+MAX_PUT_BYTES = 5 * 1024**3
 
 
 @dataclass(frozen=True)
@@ -50,6 +73,46 @@ def _rewinder(body: Any) -> Callable[[], object] | None:
     return lambda: body.seek(start)
 
 
+def _spool(body: Any) -> Any:
+    """A rewindable copy of a body that can be read only once (a pipe, a socket)."""
+    if not callable(getattr(body, "read", None)):
+        raise InvalidValue(
+            f"body={describe(body)} is neither bytes/str nor a readable file object; pass bytes "
+            "or a file opened in binary mode"
+        )
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115 (returned)
+    try:
+        shutil.copyfileobj(body, spool)
+        size = spool.tell()
+        if size > MAX_PUT_BYTES:
+            raise InvalidValue(
+                f"body {describe(body)} holds more than {MAX_PUT_BYTES} bytes, the most one "
+                "PutObject takes; upload it with client.upload_fileobj (multipart)"
+            )
+        spool.seek(0)
+    except BaseException:
+        spool.close()
+        raise
+    return spool
+
+
+def _own_write(client: Any, bucket: str, key: str, token: str, error: Exception) -> bool:
+    """Whether the object a conflict reports is this call's own write (its reply was lost).
+
+    Only a request botocore sent more than once can meet its own write, so a conflict on the
+    first send costs no extra call; otherwise one HEAD compares the stored token.
+    """
+    if not retried(error):
+        return False
+    try:
+        head = client.head_object(Bucket=bucket, Key=key)
+    except Exception as missing:  # the other object was deleted since: not ours either way
+        if aws_error(missing)[1] == 404:
+            return False
+        raise
+    return bool(head.get("Metadata", {}).get(TOKEN_METADATA) == token)
+
+
 def put_new(
     layout: KeyLayout,
     client: Any,
@@ -62,31 +125,67 @@ def put_new(
 ) -> str:
     """``put_object`` under a fresh key with ``IfNoneMatch="*"``; returns the key written.
 
-    A conflict (412/409) means another writer holds that key: try again under a new key,
-    rewinding a seekable body first (a body that cannot be rewound raises UploadConflict
-    instead of sending what is left of it). Other errors propagate unchanged.
+    Idempotent across botocore's retries: the object carries a per-call random token in its
+    metadata (:data:`TOKEN_METADATA`), so when a retried PUT meets a 412/409 on an object that
+    holds this call's token (the first PUT landed, its reply was lost) the key is returned as
+    written. Any other conflict means another writer holds that key: try again under a new
+    key, rewinding the body first. A body that cannot seek (a pipe) is copied to a temporary
+    file first (:data:`SPOOL_MEMORY`), so checksums and retries can reread it. Other errors
+    propagate unchanged; after one, an object may or may not exist (see README "Guarantees").
     """
     for name in _RESERVED:
         if name in put_kwargs:
             raise InvalidValue(f"put_new sets {name} itself; do not pass {name}=...")
     require_count(attempts, "attempts", 1)
+    metadata = put_kwargs.pop("Metadata", None) or {}
+    if not isinstance(metadata, dict) or TOKEN_METADATA in metadata:
+        raise InvalidKeyPart(
+            f"Metadata={describe(metadata)} must be a dict without {TOKEN_METADATA!r}, which "
+            "put_new sets itself"
+        )
+    token = secrets.token_hex(16)
+    metadata = {**metadata, TOKEN_METADATA: token}
     rewind = _rewinder(body)
+    spooled = None
+    if rewind is None:
+        body = spooled = _spool(body)
+        rewind = _rewinder(body)
+    try:
+        return _put_attempts(
+            layout, client, bucket, body, rewind, token, ext, attempts, metadata, put_kwargs
+        )
+    finally:
+        if spooled is not None:
+            spooled.close()
+
+
+def _put_attempts(
+    layout: KeyLayout,
+    client: Any,
+    bucket: str,
+    body: Any,
+    rewind: Callable[[], object] | None,
+    token: str,
+    ext: str | None,
+    attempts: int,
+    metadata: dict[str, str],
+    put_kwargs: dict[str, Any],
+) -> str:
     tried = []
     for _ in range(attempts):
         key = layout.new_key(ext)
         try:
-            client.put_object(Bucket=bucket, Key=key, Body=body, IfNoneMatch="*", **put_kwargs)
+            client.put_object(
+                Bucket=bucket, Key=key, Body=body, IfNoneMatch="*", Metadata=metadata, **put_kwargs
+            )
         except Exception as error:  # botocore's ClientError; anything else is re-raised
             if not _is_conflict(error):
                 raise
+            if _own_write(client, bucket, key, token, error):
+                return key
             tried.append(key)
-            if rewind is None:
-                raise UploadConflict(
-                    f"put_new met a conflicting write on {key!r} and cannot retry: the body "
-                    f"({type(body).__name__}) cannot be rewound, so a retry would upload what is "
-                    "left of it; nothing was written - pass bytes or a seekable file"
-                ) from error
-            rewind()
+            if rewind is not None:
+                rewind()
             continue
         return key
     raise UploadConflict(

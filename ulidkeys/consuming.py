@@ -1,0 +1,328 @@
+"""Incremental consumers: each run yields what is new since the stored checkpoint, once.
+
+The run logic is written once here for both services (adapters only plan and fetch); the
+checkpoint value and window arithmetic are in :mod:`ulidkeys.planning.checkpoints`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from ulidkeys.errors import CheckpointConflict, InvalidType, describe
+from ulidkeys.execution import Closing, Ordered, PageSource, Stats, check_workers, stream
+from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.planning.checkpoints import (
+    Checkpoint,
+    RunWindow,
+    advance,
+    delivery_key,
+    duration_ms,
+    expected_items,
+    run_window,
+)
+from ulidkeys.planning.plans import Call, Plan, Position
+from ulidkeys.timeinput import TimeInput, now_ms, to_ms
+
+try:  # POSIX: serialize commits of one file between processes (released when one dies)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: commits still compare the sequence
+    fcntl = None  # type: ignore[assignment]
+
+CallT = TypeVar("CallT", bound=Call)
+Item = TypeVar("Item")
+
+#: Defaults: wait 30 s before listing a time (most uploads are visible by then), and re-list
+#: 60 s below the watermark for the ones that were not.
+SETTLE_MS = 30_000
+OVERLAP_MS = 60_000
+
+
+# --- where checkpoints are kept -----------------------------------------------------------
+
+
+class CheckpointStore(Protocol):
+    """Loads a checkpoint with a version token and stores a new one only over that version."""
+
+    def load(self) -> tuple[Checkpoint | None, Any]:
+        """``(checkpoint, token)``; ``(None, None)`` when nothing was stored yet."""
+        ...
+
+    def save(self, checkpoint: Checkpoint, token: Any) -> Any:
+        """Store ``checkpoint`` if the stored one is still the ``token`` version (None: if
+        none is stored); return the new token, or raise CheckpointConflict."""
+        ...
+
+
+def conflict(where: str, expected: str) -> CheckpointConflict:
+    """The one message of a lost race, whichever store saw it."""
+    return CheckpointConflict(
+        f"the checkpoint {where} was committed by another consumer since this one loaded it "
+        f"({expected}); nothing was stored - run again from the stored checkpoint"
+    )
+
+
+class MemoryStore:
+    """A checkpoint held in memory (tests, or a caller that persists ``.checkpoint`` itself)."""
+
+    def __init__(self, checkpoint: Checkpoint | None = None) -> None:
+        self.checkpoint = checkpoint
+
+    def load(self) -> tuple[Checkpoint | None, Any]:
+        cp = self.checkpoint
+        return cp, None if cp is None else cp.sequence
+
+    def save(self, checkpoint: Checkpoint, token: Any) -> Any:
+        current = None if self.checkpoint is None else self.checkpoint.sequence
+        if current != token:
+            raise conflict("in memory", f"expected commit #{token}, found #{current}")
+        self.checkpoint = checkpoint
+        return checkpoint.sequence
+
+
+class FileStore:
+    """A checkpoint in a local JSON file, replaced atomically (temp file + ``os.replace``).
+
+    A commit re-reads the file and stores only over the sequence it loaded; on POSIX it holds
+    an exclusive lock on ``<file>.lock`` meanwhile, so two processes of one host never both win.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        if not isinstance(path, (str, os.PathLike)) or not str(path):
+            raise InvalidType(f"path={describe(path)} must be a file path")
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"FileStore({str(self.path)!r})"
+
+    def load(self) -> tuple[Checkpoint | None, Any]:
+        try:
+            text = self.path.read_bytes()
+        except FileNotFoundError:
+            return None, None
+        checkpoint = Checkpoint.from_json(text, source=f"checkpoint file {str(self.path)!r}")
+        return checkpoint, checkpoint.sequence
+
+    def save(self, checkpoint: Checkpoint, token: Any) -> Any:
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        with open(lock_path, "a+b") as lock:
+            if fcntl is not None:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            current = self.load()[1]
+            if current != token:
+                raise conflict(repr(str(self.path)), f"expected #{token}, found #{current}")
+            handle, temp = tempfile.mkstemp(
+                prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent
+            )
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(checkpoint.to_json())
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(temp, self.path)  # readers see the old file or the new, never half
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+        return checkpoint.sequence
+
+
+# --- one run ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LateArrival:
+    """An item found below the previous run's watermark that it had not delivered: it became
+    visible more than ``settle`` after its id time. ``depth_ms`` is how far below the
+    watermark its id time lies; an item ``overlap_ms - depth_ms`` later still would have been
+    below the listed window and never seen, so depths near the overlap call for a larger one."""
+
+    position: Position
+    ms: int
+    depth_ms: int
+    overlap_ms: int
+
+
+@dataclass
+class ConsumeStats(Stats):
+    """:class:`~ulidkeys.execution.Stats` of a run, plus ``repeated`` (read again in the
+    overlap, already delivered) and ``late`` (delivered from below the previous watermark,
+    deepest ``late_depth_ms``)."""
+
+    repeated: int = 0
+    late: int = 0
+    late_depth_ms: int = 0
+
+
+def _ms_reader(scheme: IdScheme) -> Callable[[str], int]:
+    """The id time of a remembered delivery key (the id is its first ``length`` characters)."""
+    length, timestamp = scheme.length, scheme.timestamp_ms
+    return lambda key: timestamp(key[:length])
+
+
+def _clock(now: Callable[[], TimeInput] | None) -> int:
+    if now is None:
+        return now_ms()
+    if not callable(now):
+        raise InvalidType(
+            f"now={describe(now)} must be a callable returning the time (epoch ms or an aware "
+            "datetime), e.g. lambda: clock.ms"
+        )
+    return to_ms(now(), "now()")
+
+
+class Consumption(Closing, Generic[Item]):
+    """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
+
+    ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
+    ``[start, end)``; ``.stats`` what it cost.
+    Not committing is safe: the next run from the stored checkpoint yields the same items again.
+    ``close()`` stops early; the checkpoint keeps what was yielded.
+    """
+
+    def __init__(
+        self,
+        items: Callable[[ConsumeStats], Iterator[Ordered]],
+        store: CheckpointStore,
+        base: Checkpoint | None,
+        token: Any,
+        window: RunWindow,
+        scope: str,
+        scheme: IdScheme,
+        on_late: Callable[[LateArrival], object] | None,
+    ) -> None:
+        self.stats = ConsumeStats()
+        self.window = window
+        self.store, self._base, self._token = store, base, token
+        self._scope, self._scheme, self._on_late = scope, scheme, on_late
+        self._sequence = 0 if base is None else base.sequence
+        self._seen = frozenset() if base is None else base.delivered
+        self._delivered: list[str] = []
+        self._reached: int | None = None  # the id time of the last item yielded
+        self._finished = False
+        self._items = items(self.stats)
+
+    def __iter__(self) -> Consumption[Item]:
+        return self
+
+    def __next__(self) -> Item:
+        stats, seen, window = self.stats, self._seen, self.window
+        for position, item in self._items:
+            key = delivery_key(position)
+            if key in seen:
+                stats.repeated += 1
+                continue
+            ms = self._scheme.timestamp_ms(position[0])
+            if ms < window.watermark_ms:
+                depth = window.watermark_ms - ms
+                stats.late += 1
+                stats.late_depth_ms = max(stats.late_depth_ms, depth)
+                if self._on_late is not None:
+                    self._on_late(LateArrival(position, ms, depth, window.overlap_ms))
+            self._delivered.append(key)
+            self._reached = ms
+            stats.returned += 1
+            return item  # type: ignore[no-any-return]
+        self._finished = True
+        self._reached = self.window.end_ms
+        raise StopIteration
+
+    @property
+    def finished(self) -> bool:
+        """Whether every item of the window was yielded (then the watermark advances)."""
+        return self._finished
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        """The checkpoint to store after the items yielded so far: the watermark moves to the
+        window's end once the run is exhausted, else to the id time of the last item yielded."""
+        moved = advance(
+            self._base,
+            self._scope,
+            self.window,
+            self._delivered,
+            self._reached,
+            _ms_reader(self._scheme),
+        )
+        return dataclasses.replace(moved, sequence=self._sequence + 1)
+
+    def commit(self) -> Checkpoint:
+        """Store :attr:`checkpoint` over the version this run loaded (CheckpointConflict if
+        another consumer committed since); may be called again later in the same run."""
+        checkpoint = self.checkpoint
+        self._token = self.store.save(checkpoint, self._token)
+        self._sequence = checkpoint.sequence
+        return checkpoint
+
+
+
+class Consumable:
+    """What a bound ``Bucket`` or ``Table`` adds for incremental consumers: :meth:`consume`.
+
+    The adapter says only how it lists a window (:meth:`consumed`); the run, written once for
+    both services, is :meth:`consume`.
+    """
+
+    def consumed(
+        self, listing: dict[str, object]
+    ) -> tuple[
+        Callable[[int, int, tuple[int, float] | None], Plan[Any]], PageSource[Any], IdScheme
+    ]:
+        """``(plan_for(start, end, expected), page source, id scheme)`` of the listing;
+        ``expected`` is :func:`~ulidkeys.planning.checkpoints.expected_items` (for page sizes)."""
+        raise NotImplementedError
+
+    def consume(
+        self,
+        store: CheckpointStore,
+        *,
+        since: TimeInput | None = None,
+        settle: object = SETTLE_MS,
+        overlap: object = OVERLAP_MS,
+        now: Callable[[], TimeInput] | None = None,
+        on_late: Callable[[LateArrival], object] | None = None,
+        max_workers: int = 8,
+        **listing: object,
+    ) -> Consumption[dict[str, Any]]:
+        """What is new since the checkpoint in ``store``: the items not yet delivered whose id
+        time is in ``[watermark - overlap, now - settle)``, oldest first. Iterate, then
+        ``.commit()`` stores the advanced checkpoint.
+
+        ``since`` starts a consumer that has no stored checkpoint yet. ``settle`` and
+        ``overlap`` (ms or ``timedelta``) bound the lateness tolerated: an item that becomes
+        visible more than ``settle + overlap`` after its id time may never be delivered;
+        ``on_late`` hears of every item found late (depths near ``overlap`` warn before that).
+        ``now`` is the clock (a callable; tests pass simulated time). ``listing``: what the
+        adapter needs to name the listing (DynamoDB: key fields, ``index``, ``page_size``).
+        """
+        plan_for, source, scheme = self.consumed(dict(listing))
+        check_workers(max_workers)
+        settle_ms, overlap_ms = duration_ms(settle, "settle"), duration_ms(overlap, "overlap")
+        if on_late is not None and not callable(on_late):
+            raise InvalidType(
+                f"on_late={describe(on_late)} must be a callable taking a LateArrival"
+            )
+        if not all(callable(getattr(store, name, None)) for name in ("load", "save")):
+            raise InvalidType(
+                f"store={describe(store)} must be a checkpoint store (FileStore, "
+                "S3CheckpointStore, DynamoCheckpointStore, MemoryStore)"
+            )
+        clock = _clock(now)
+        since_ms = None if since is None else to_ms(since, "since", now=clock)
+        base, token = store.load()
+        window = run_window(base, clock, settle_ms, overlap_ms, since_ms)
+        expected = expected_items(base, window, _ms_reader(scheme))
+        plan = plan_for(window.start_ms, window.end_ms, expected)
+        if base is not None:
+            base.check_scope(plan.scope, repr(self))
+
+        def items(stats: ConsumeStats) -> Iterator[Ordered]:
+            return stream(plan, source, stats, max_workers=max_workers)
+
+        return Consumption(items, store, base, token, window, plan.scope, scheme, on_late)

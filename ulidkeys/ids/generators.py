@@ -1,0 +1,230 @@
+"""Snowflake-style id generation: time | node (or logical shard) | sequence, with any bit split.
+
+One thread-safe generator covers Twitter's Snowflake and Instagram's sharded ids; it waits for
+the next millisecond when a sequence runs out and never issues an id twice when the clock steps
+back (it raises, or waits if told to).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from ulidkeys.errors import (
+    ClockMovedBackwards,
+    ForkedGenerator,
+    InvalidType,
+    InvalidValue,
+    TimeOutOfRange,
+    describe,
+    require_count,
+    require_int,
+)
+from ulidkeys.ids.schemes import INSTAGRAM_ID, TWITTER_SNOWFLAKE, SnowflakeScheme
+
+
+@dataclass(frozen=True)
+class SnowflakeSplit:
+    """How a Snowflake-style id splits its low ``scheme.shift`` bits: node, then sequence.
+
+    ``scheme`` holds the epoch and the time field (the bits above ``shift``); ``sequence_bits``
+    of the rest are the per-millisecond sequence and the ``shift - sequence_bits`` bits above
+    them the node (Twitter: 10 node + 12 sequence; Instagram: 13 logical shard + 10 sequence).
+    """
+
+    scheme: SnowflakeScheme
+    sequence_bits: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.scheme, SnowflakeScheme):
+            raise InvalidType(
+                f"scheme={describe(self.scheme)} must be a SnowflakeScheme, "
+                f"not {type(self.scheme).__name__}"
+            )
+        require_count(self.sequence_bits, "sequence_bits", 1, self.scheme.shift)
+
+    @property
+    def node_bits(self) -> int:
+        return self.scheme.shift - self.sequence_bits
+
+    @property
+    def max_node(self) -> int:
+        return (1 << self.node_bits) - 1
+
+    @property
+    def max_sequence(self) -> int:
+        return (1 << self.sequence_bits) - 1
+
+    def compose(self, ms: int, node: int, sequence: int) -> int:
+        """The id of epoch millisecond ``ms``, ``node`` and ``sequence``, each range-checked."""
+        self.scheme.min_for(ms)  # checks that the scheme can hold ms
+        require_count(node, "node", 0, self.max_node)
+        require_count(sequence, "sequence", 0, self.max_sequence)
+        return (
+            ((ms - self.scheme.epoch_ms) << self.scheme.shift)
+            | (node << self.sequence_bits)
+            | sequence
+        )
+
+    def decompose(self, value: int) -> tuple[int, int, int]:
+        """``(ms, node, sequence)`` of an id's number."""
+        return (
+            (value >> self.scheme.shift) + self.scheme.epoch_ms,
+            (value >> self.sequence_bits) & self.max_node,
+            value & self.max_sequence,
+        )
+
+    def node_of(self, text: str) -> int:
+        """The node (Instagram: the logical shard) of an id (text or unpadded decimal)."""
+        return self.decompose(self.scheme.to_int(text))[1]
+
+
+#: Twitter's Snowflake: 41 bits of ms, 10 bits of worker, 12 bits of sequence.
+TWITTER_SPLIT = SnowflakeSplit(TWITTER_SNOWFLAKE, sequence_bits=12)
+#: Instagram: 41 bits of ms since 2011-08-24, 13-bit logical shard, 10-bit sequence.
+INSTAGRAM_SPLIT = SnowflakeSplit(INSTAGRAM_ID, sequence_bits=10)
+
+
+def instagram_shard_of(text: str) -> int:
+    """The logical shard (0 .. 8191) an Instagram-style id was made for."""
+    return INSTAGRAM_SPLIT.node_of(text)
+
+
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+_generators: weakref.WeakSet[SnowflakeGenerator] = weakref.WeakSet()
+
+
+class SnowflakeGenerator:
+    """Thread-safe ids of one node (or logical shard): ``gen()`` gives the canonical text,
+    ``gen.next_int()`` the number.
+
+    * ``node``: this generator's node number, ``0 .. split.max_node``; two generators running
+      at once must have different nodes (a forked child must ``rebind`` to its own);
+    * ``split``: the bit layout and epoch (``TWITTER_SPLIT``, ``INSTAGRAM_SPLIT`` or yours);
+    * ``on_clock_backwards``: ``"raise"`` (default: :class:`~ulidkeys.errors.ClockMovedBackwards`)
+      or ``"wait"`` until the clock is past the last id's millisecond again, for at most
+      ``max_wait_ms`` (then it raises);
+    * ``clock``: epoch milliseconds (tests inject one).
+    """
+
+    def __init__(
+        self,
+        node: int,
+        split: SnowflakeSplit = TWITTER_SPLIT,
+        *,
+        on_clock_backwards: Literal["raise", "wait"] = "raise",
+        max_wait_ms: int = 5_000,
+        clock: Callable[[], int] = _wall_ms,
+    ) -> None:
+        if not isinstance(split, SnowflakeSplit):
+            raise InvalidType(
+                f"split={describe(split)} must be a SnowflakeSplit, not {type(split).__name__}"
+            )
+        if on_clock_backwards not in ("raise", "wait"):
+            raise InvalidValue(
+                f"on_clock_backwards={on_clock_backwards!r} must be 'raise' or 'wait'"
+            )
+        require_count(max_wait_ms, "max_wait_ms", 0)
+        self.split = split
+        self.on_clock_backwards = on_clock_backwards
+        self.max_wait_ms = max_wait_ms
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._forked = False
+        self.rebind(node)
+        _generators.add(self)
+
+    def rebind(self, node: int) -> None:
+        """Give the generator another node (in a forked child: its own), starting afresh."""
+        require_count(node, "node", 0, self.split.max_node)
+        with self._lock:
+            self.node = node
+            self._last_ms = -1
+            self._sequence = 0
+            self._forked = False
+
+    def _after_fork(self) -> None:
+        self._lock = threading.Lock()  # another thread may have held it at fork time
+        self._forked = True
+
+    def _now(self) -> int:
+        return require_int(self._clock(), "clock()")
+
+    def next_int(self) -> int:
+        """The next id as a number."""
+        with self._lock:
+            if self._forked:
+                raise ForkedGenerator(
+                    f"this generator (node {self.node}) was created before a fork; the parent "
+                    "still issues ids of that node, so call rebind(node) with another node"
+                )
+            ms = self._now()
+            if ms < self._last_ms:
+                ms = self._wait_for_clock(ms)
+            if ms == self._last_ms:
+                self._sequence = (self._sequence + 1) & self.split.max_sequence
+                if self._sequence == 0:  # this millisecond is used up: take the next one
+                    while ms <= self._last_ms:
+                        time.sleep(0)
+                        ms = self._now()
+            else:
+                self._sequence = 0
+            scheme = self.split.scheme
+            if not scheme.min_ms <= ms <= scheme.max_ms:
+                raise TimeOutOfRange(
+                    f"clock() = {ms} ms is outside what {scheme.name} ids can hold "
+                    f"({scheme.min_ms} .. {scheme.max_ms})"
+                )
+            self._last_ms = ms
+            # compose() without its checks: node, sequence and ms are in range by now.
+            split = self.split
+            return (
+                ((ms - scheme.epoch_ms) << scheme.shift)
+                | (self.node << split.sequence_bits)
+                | self._sequence
+            )
+
+    def _wait_for_clock(self, ms: int) -> int:
+        behind = self._last_ms - ms
+        if self.on_clock_backwards == "raise" or behind > self.max_wait_ms:
+            raise ClockMovedBackwards(
+                f"the clock went back {behind} ms (to {ms}, after an id of {self._last_ms}); "
+                "refusing to issue ids that could repeat"
+                + ("" if self.on_clock_backwards == "raise" else f" (waits <= {self.max_wait_ms})")
+            )
+        deadline = time.monotonic() + self.max_wait_ms / 1000
+        while ms < self._last_ms:
+            if time.monotonic() > deadline:
+                raise ClockMovedBackwards(
+                    f"the clock stayed behind the last id ({self._last_ms} ms) for more than "
+                    f"{self.max_wait_ms} ms"
+                )
+            time.sleep(min(0.001 * (self._last_ms - ms), 0.01))
+            ms = self._now()
+        return ms
+
+    def __call__(self) -> str:
+        """The next id as canonical (zero-padded) text."""
+        return self.split.scheme._encode(self.next_int())
+
+    def batch(self, n: int) -> list[str]:
+        """``n`` ids in increasing order."""
+        require_count(n, "n", 0)
+        return [self() for _ in range(n)]
+
+
+def _after_fork_in_child() -> None:
+    for generator in list(_generators):
+        generator._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
