@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import itemgetter
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.errors import UnorderedListing, require_count
@@ -210,6 +211,9 @@ MAX_HELD_SLACK = 1000
 
 def _position(entry: Ordered) -> Position:
     return entry[0]
+
+
+_POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for every item
 
 
 # --- time slices: one ordered chain listed as concurrent slices, merged back in order --------
@@ -521,7 +525,7 @@ class _Runner(Generic[CallT]):
             streams = [self.chain(call) for call in calls]
         if len(streams) == 1:
             return streams[0]
-        return heapq.merge(*streams, key=_position, reverse=self.plan.newest_first)
+        return heapq.merge(*streams, key=_POSITION, reverse=self.plan.newest_first)
 
     def items(self) -> Iterator[Ordered]:
         """Groups in result order. Without a limit later groups start early (up to the pool's
@@ -539,10 +543,14 @@ class _Runner(Generic[CallT]):
                     group = pending.popleft()
                     in_flight += len(group)
                     started.append((len(group), self.group(group)))
-                for entry in started.popleft()[1]:
+                running = started.popleft()[1]
+                if plan.limit is None:
+                    yield from running  # nothing to count: no Python step per item
+                    continue
+                for entry in running:
                     yield entry
                     self.yielded += 1
-                    if plan.limit is not None and self.yielded >= plan.limit:
+                    if self.yielded >= plan.limit:
                         return
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)

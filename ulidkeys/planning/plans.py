@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from ulidkeys.errors import InvalidCursor, InvalidType, describe
 from ulidkeys.timeinput import TimeInput, format_ms
@@ -63,9 +63,9 @@ class Call(Protocol):
 CallT = TypeVar("CallT", bound=Call)
 
 
-@dataclass(frozen=True)
-class Located:
-    """What a plan reads from a key that fits: the id's text, its time and the key as text."""
+class Located(NamedTuple):
+    """What a plan reads from a key that fits: the id's text, its time and the key as text
+    (a named tuple: one is made for every listed key)."""
 
     id: str
     ms: int
