@@ -3,6 +3,7 @@ paginator with StartAfter and a full listing, against a local ListObjectsV2 stan
 a fixed latency per request (so signing and parsing are paid as on AWS). Not a timed test.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/s3_scale.py [--keys 100000] [--quick]
+        [--latency 30 10]
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000
+SMALL = KeyLayout("small/")
+OLD = T0 - 730 * DAY - 180 * DAY  # the first key of SMALL's 180 days
 MAX_CONNECTIONS = 64  # the stand-in serves at most this many requests at once (bounded)
 
 
@@ -77,10 +80,14 @@ class StandIn(BaseHTTPRequestHandler):
             token = base64.urlsafe_b64encode(page[-1].encode()).decode()
             body.append(f"<NextContinuationToken>{token}</NextContinuationToken>")
         for key in page:
+            # as S3 writes them: LastModified to the second, an ETag per object, checksums
+            ms = base32.decode(key[-26:-16])
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(ms // 1000))
             body.append(
-                f"<Contents><Key>{escape(key)}</Key><LastModified>2024-05-17T09:00:00.000Z"
-                "</LastModified><ETag>&quot;d41d8cd98f00b204e9800998ecf8427e&quot;</ETag>"
-                "<Size>0</Size><StorageClass>STANDARD</StorageClass></Contents>"
+                f"<Contents><Key>{escape(key)}</Key><LastModified>{stamp}</LastModified>"
+                f"<ETag>&quot;{hash(key) % 2**128:032x}&quot;</ETag><ChecksumAlgorithm>CRC64NVME"
+                "</ChecksumAlgorithm><ChecksumType>FULL_OBJECT</ChecksumType><Size>0</Size>"
+                "<StorageClass>STANDARD</StorageClass></Contents>"
             )
         body.append("</ListBucketResult>")
         data = "".join(body).encode()
@@ -99,7 +106,12 @@ class BoundedServer(ThreadingHTTPServer):
 def serve(shards: int | None, count: int, span: int, latency_ms: float) -> None:
     """The stand-in, in its own process (so its CPU is not the client's): prints the port."""
     layout = KeyLayout("up/", shards=shards)
-    StandIn.keys = sorted(make_keys(layout, count, span))
+    # and the issue's small prefix: 4,108 keys over 180 days, the newest two years old
+    small = [
+        SMALL.key_for(base32.encode_time(OLD + i * 180 * DAY // 4108) + base32.encode_random(i))
+        for i in range(4108)
+    ]
+    StandIn.keys = sorted(make_keys(layout, count, span) + small)
     StandIn.latency = latency_ms / 1000
     server = BoundedServer(("127.0.0.1", 0), StandIn)  # loopback only
     print(server.server_address[1], flush=True)
@@ -124,7 +136,11 @@ def measure(label: str, run: Any) -> tuple[str, float, int, int, float]:
 
 
 def scenario(
-    shards: int | None, count: int, latency: float, windows: list[tuple[str, int]]
+    shards: int | None,
+    count: int,
+    latency: float,
+    windows: list[tuple[str, int]],
+    latest: bool = False,
 ) -> None:
     child = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(shards or 0), str(count), str(latency)],
@@ -134,15 +150,27 @@ def scenario(
     try:
         assert child.stdout is not None
         port = int(child.stdout.readline())
-        s3 = client(port)
         layout = KeyLayout("up/", shards=shards)
-        bucket = Bucket(s3, "b", layout)
-        rows = []
-        for name, span in windows:
-            lo, hi = T0 + 6 * HOUR, T0 + 6 * HOUR + span
+        bucket = Bucket(client(port), "b", layout)
+        # boto3 as users run it (botocore's parser), and list_window on such a client
+        s3 = client(port)
+        slow = Bucket(s3, "b", layout, fast_pages=False)
 
-            def listing(split: bool, workers: int, lo: int = lo, hi: int = hi) -> tuple[int, int]:
-                result = bucket.list_window(lo, hi, split=split, max_workers=workers)
+        def full(prefix: str = "up/") -> tuple[int, int]:
+            calls = found = 0
+            for page in s3.get_paginator("list_objects_v2").paginate(Bucket="b", Prefix=prefix):
+                calls += 1
+                found += len(page.get("Contents", []))
+            return calls, found
+
+        rows = [("all keys", *measure("full listing (paginator)", full))]
+        for name, span in windows:
+            lo, hi = T0, T0 + span  # the keys fill the first day
+
+            def listing(
+                split: bool, workers: int, lo: int = lo, hi: int = hi, on: Bucket = bucket
+            ) -> tuple[int, int]:
+                result = on.list_window(lo, hi, split=split, max_workers=workers)
                 return sum(1 for _ in result), result.stats.calls
 
             def paginator(lo: int = lo, hi: int = hi) -> tuple[int, int]:
@@ -163,25 +191,35 @@ def scenario(
                             break
                 return calls, found
 
-            def full() -> tuple[int, int]:
-                calls = found = 0
-                for page in s3.get_paginator("list_objects_v2").paginate(Bucket="b", Prefix="up/"):
-                    calls += 1
-                    found += len(page.get("Contents", []))
-                return calls, found
-
             for label, run in [
                 ("list_window split (16)", lambda: listing(True, 16)[::-1]),
+                ("  same, botocore parser", lambda: listing(True, 16, on=slow)[::-1]),
                 ("list_window no split", lambda: listing(False, 8)[::-1]),
                 ("boto3 paginator", paginator),
-                ("full listing", full),
             ]:
                 rows.append((name, *measure(label, run)))
+        if latest:
+            # latest(20) when the newest key is fresh, when it is two years old, and on the
+            # issue's small prefix (newest two years old)
+            small = Bucket(bucket.client, "b", SMALL)
+            for name, on, until in [
+                ("fresh", bucket, T0 + DAY),
+                ("2 y old", bucket, T0 + DAY + 730 * DAY),
+                ("small/, 2 y old", small, T0 + DAY),
+            ]:
+
+                def newest(on: Bucket = on, until: int = until) -> tuple[int, int]:
+                    result = on.latest(20, until=until)
+                    found = sum(1 for _ in result)
+                    return result.stats.calls, found
+
+                rows.append((name, *measure("latest(20)", newest)))
+            rows.append(("small/", *measure("full listing (paginator)", lambda: full("small/"))))
         title = f"{'flat' if not shards else f'{shards}-shard'}, {count:,} keys over 1 day"
         print(f"\n{title}, {latency:g} ms per request")
-        print(f"{'window':8} {'method':24} {'wall s':>8} {'calls':>6} {'keys':>8} {'CPU s':>7}")
+        print("| window | method | wall s | calls | keys | CPU s |\n|---|---|--:|--:|--:|--:|")
         for window, label, wall, calls, keys, cpu in rows:
-            print(f"{window:8} {label:24} {wall:8.2f} {calls:6} {keys:8} {cpu:7.2f}")
+            print(f"| {window} | {label} | {wall:.2f} | {calls} | {keys} | {cpu:.2f} |")
         by = {(w, label): (wall, calls) for w, label, wall, calls, _k, _c in rows}
         for name, _span in windows:
             split, seq = by[(name, "list_window split (16)")], by[(name, "list_window no split")]
@@ -190,6 +228,11 @@ def scenario(
                 f"{name}: split is {pag[0] / split[0]:.1f}x faster than the paginator, "
                 f"{seq[0] / split[0]:.1f}x than no split; calls {split[1] / max(1, seq[1]):.2f}x"
             )
+        if latest:
+            compared = [("fresh", "all keys"), ("2 y old", "all keys")]
+            for name, prefix in [*compared, ("small/, 2 y old", "small/")]:
+                calls, whole = by[(name, "latest(20)")][1], by[(prefix, "full listing (paginator)")]
+                print(f"latest(20) {name}: {calls} calls; a full listing: {whole[1]} calls")
     finally:
         child.terminate()
         child.wait()
@@ -203,13 +246,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--quick", action="store_true", help="the 1-day window only")
+    parser.add_argument("--latency", type=float, nargs="+", default=[30, 10], help="ms")
     args = parser.parse_args()
     windows = (
         [("1 day", DAY)] if args.quick else [("1 h", HOUR), ("1 day", DAY), ("7 days", 7 * DAY)]
     )
-    scenario(None, args.keys, 30, windows)
-    scenario(4, args.keys, 30, [("1 day", DAY)])
-    scenario(None, args.keys, 10, [("1 day", DAY)])
+    for latency in args.latency:
+        scenario(None, args.keys, latency, windows, latest=True)
+        scenario(4, args.keys, latency, windows)
 
 
 if __name__ == "__main__":
