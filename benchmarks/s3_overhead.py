@@ -11,8 +11,9 @@ import argparse
 import bisect
 import cProfile
 import pstats
-import time
 from typing import Any
+
+from s3_parse import best  # benchmarks/ is on the path of a script run from it
 
 from ulidkeys import base32
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -64,15 +65,6 @@ def bare(client: MemoryS3, prefix: str) -> int:
         token = page["NextContinuationToken"]
 
 
-def best(run: Any, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", type=int, default=100_000)
@@ -89,7 +81,7 @@ def main() -> None:
         ]
         client = MemoryS3(keys)
         bucket = Bucket(client, "b", layout)  # type: ignore[arg-type]
-        floor = best(lambda c=client: bare(c, "up/")) / n
+        floor = best(lambda c=client: bare(c, "up/"), 5) / n
         name = "flat" if shards is None else f"{shards}-shard"
         print(f"{name:10} {'bare loop over the pages':30} {floor * 1e6:8.2f} {'':>10}")
         for label, split, workers in [
@@ -102,7 +94,7 @@ def main() -> None:
                 count = sum(1 for _ in b.list_window(T0, T0 + DAY, split=s, max_workers=w))
                 assert count == n
 
-            per_key = best(listing) / n
+            per_key = best(listing, 5) / n
             print(f"{name:10} {label:30} {per_key * 1e6:8.2f} {(per_key - floor) * 1e6:9.2f}")
         if args.profile and shards is None:
             profiler = cProfile.Profile()
