@@ -1,12 +1,14 @@
 """Generation and parsing speed, side by side in one run: ulidkeys vs python-ulid (and friends).
 
-    python benchmarks/generate.py [--rounds 7] [--schemes-only]
+    python benchmarks/generate.py [--rounds 7] [--schemes-only] [--tickets]
 
 Prints ns per id (best of several interleaved rounds, so a noisy machine hurts every candidate
 alike) and the ratio to python-ulid's ``str(ULID())`` / ``ULID.from_str``. The targets of
 issue #2 are checked at the end: new <= 0.15x, batch <= 0.03x per id, parse <= 0.5x.
 A second table puts each id scheme's generator (text out) next to the best public package for
-it (the ``bench`` extra; a missing package is skipped).
+it (the ``bench`` extra; a missing package is skipped). ``--tickets`` adds the DynamoDB ticket
+server on moto (in-process): tickets per second and UpdateItem calls, one at a time and in
+blocks (moto's per-call cost stands in for a network round trip, so the ratio is the point).
 """
 
 from __future__ import annotations
@@ -23,9 +25,13 @@ import ulid as python_ulid
 import ulidkeys
 from ulidkeys import ULID
 from ulidkeys.ids import (
+    INSTAGRAM_SPLIT,
     KSUID,
     OBJECT_ID,
+    ULID_TAG1,
     UUID1,
+    UUID1_ORDERED,
+    UUID3,
     UUID4,
     UUID5,
     UUID6,
@@ -62,6 +68,7 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
     """(scheme, ulidkeys label, ulidkeys callable, [(package label, callable or None)])."""
     post = TypeIdScheme("post")
     flake = SnowflakeGenerator(1)
+    insta = SnowflakeGenerator(1341, INSTAGRAM_SPLIT)
     theirs_flake = snowflake.SnowflakeGenerator(1) if snowflake else None
     name = "https://example.com/a.jpg"
     return [
@@ -80,6 +87,10 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
             ("stdlib str(uuid1())", lambda: str(uuid.uuid1())),
             ("uuid-utils str(uuid1())", uuid_utils and (lambda: str(uuid_utils.uuid1()))),
         ]),
+        ("UUIDv1 ordered (MySQL)", "UUID1_ORDERED.new()", UUID1_ORDERED.new, [
+            ("stdlib uuid1() reordered by hand",
+             lambda: (lambda h: h[12:16] + h[8:12] + h[:8] + h[16:])(uuid.uuid1().hex)),
+        ]),
         ("UUIDv4", "UUID4.new()", UUID4.new, [
             ("stdlib str(uuid4())", lambda: str(uuid.uuid4())),
             ("uuid-utils str(uuid4())", uuid_utils and (lambda: str(uuid_utils.uuid4()))),
@@ -90,6 +101,10 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
             ("uuid-utils str(uuid5(...))", uuid_utils and (
                 lambda: str(uuid_utils.uuid5(uuid_utils.NAMESPACE_URL, name)))),
         ]),
+        ("UUIDv3", "UUID3.from_name('url', s)", lambda: UUID3.from_name("url", name), [
+            ("stdlib str(uuid3(NAMESPACE_URL, s))",
+             lambda: str(uuid.uuid3(uuid.NAMESPACE_URL, name))),
+        ]),
         ("KSUID", "KSUID.new()", KSUID.new, [
             ("svix-ksuid str(Ksuid())", ksuid and (lambda: str(ksuid.Ksuid()))),
         ]),
@@ -98,6 +113,12 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
         ]),
         ("Snowflake (Twitter split)", "SnowflakeGenerator(1)()", flake, [
             ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
+        ]),
+        ("Instagram (13-bit shard)", "SnowflakeGenerator(shard)()", insta, [
+            ("snowflake-id str(next(gen))", theirs_flake and (lambda: str(next(theirs_flake)))),
+        ]),
+        ("ULID tagged (off-spec)", "ULID_TAG1.new()", ULID_TAG1.new, [
+            ("python-ulid str(ULID()) (untagged)", lambda: str(python_ulid.ULID())),
         ]),
         ("TypeID", "TypeIdScheme('post').new()", post.new, [
             ("typeid-python str(TypeID('post'))",
@@ -131,6 +152,51 @@ def measure_schemes(rounds: int) -> None:
                 continue
             ns = best[(scheme, label)]
             print(f"| {'':<26} | {label:<36} | {ns:>9.0f} | {ns / mine_ns:>10.2f}x |")
+
+
+TICKET_BLOCKS = (1, 10, 100)
+
+
+def measure_tickets(rounds: int, tickets: int = 2_000) -> None:
+    """Print tickets/s of ``TicketServer.next()`` per block size, interleaved rounds on moto."""
+    import os
+
+    import boto3  # the test extra: only this table needs AWS packages
+    from moto import mock_aws
+
+    from ulidkeys.dynamodb import TicketServer
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        os.environ.setdefault(name, "testing")
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="tickets",
+            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        best = {block: 0.0 for block in TICKET_BLOCKS}
+        calls = dict.fromkeys(TICKET_BLOCKS, 0)
+        for round_number in range(rounds):
+            for block in TICKET_BLOCKS:
+                key = {"PK": f"bench-{block}-{round_number}"}
+                server = TicketServer(client, key, table_name="tickets", block=block)
+                n = tickets // 10 if block == 1 else tickets  # one call per ticket is slow
+                seconds = timeit.timeit(server.next, number=n)
+                best[block] = max(best[block], n / seconds)
+                calls[block] = round(server.calls * 1000 / n)
+    print(
+        f"| {'TicketServer.next() on moto':<30} | {'tickets/s':>10} |"
+        f" {'UpdateItem per 1,000':>20} | {'vs block=1':>10} |"
+    )
+    print(f"|{'-' * 32}|{'-' * 12}|{'-' * 22}|{'-' * 12}|")
+    for block in TICKET_BLOCKS:
+        label = "one at a time (block=1)" if block == 1 else f"block={block}"
+        print(
+            f"| {label:<30} | {best[block]:>10.0f} | {calls[block]:>20} |"
+            f" {best[block] / best[1]:>9.1f}x |"
+        )
 
 
 def candidates() -> dict[str, tuple[Callable[[], object], int, int]]:
@@ -171,7 +237,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--schemes-only", action="store_true", help="only the per-scheme table")
+    parser.add_argument(
+        "--tickets", action="store_true", help="only the DynamoDB ticket server table (on moto)"
+    )
     args = parser.parse_args()
+    if args.tickets:
+        measure_tickets(args.rounds)
+        return
     if args.schemes_only:
         measure_schemes(args.rounds)
         return

@@ -129,6 +129,10 @@ class ClockMovedBackwards(UlidkeysError, RuntimeError):
     (or, configured to wait, the clock stayed behind for longer than it may wait)."""
 
 
+class TicketsExhausted(UlidkeysError, OverflowError):
+    """A ticket counter reached the largest ticket (2**64 - 1); it never wraps around."""
+
+
 class ForkedGenerator(UlidkeysError, RuntimeError):
     """A node-numbered generator was used in a forked child without a node of its own: parent
     and child would issue the same ids. Call ``rebind(node)`` in the child first."""
@@ -208,6 +212,11 @@ class ItemAlreadyExists(WriteConflict):
     def __init__(self, message: str, key: dict[str, object]) -> None:
         super().__init__(message)
         self.key = key
+
+
+class TicketCounterMismatch(WriteConflict):
+    """A ticket counter item was set up with another increment/offset split than the server
+    using it: two counters share one item, which would hand out duplicates. Nothing was taken."""
 
 
 class UnprocessedItemsLeft(ServiceError):

@@ -92,10 +92,10 @@ def batch(n: int, monotonic: bool = False) -> list[str]:
 def _check_count(n: int) -> None:
     require_int(n, "n")
     if n < 0:
-        raise InvalidULID(f"n={n!r}: a batch size cannot be negative")
+        raise InvalidULID(f"n={describe(n)}: a batch size cannot be negative")
     if n > MAX_BATCH:
         raise InvalidULID(
-            f"n={n!r}: a batch holds at most {MAX_BATCH:,} ids (call batch again for more;"
+            f"n={describe(n)}: a batch holds at most {MAX_BATCH:,} ids (call batch again for more;"
             " a monotonic generator stays increasing across calls)"
         )
 

@@ -1,6 +1,7 @@
 """Every id scheme works as DynamoDB keys: random ids at random times (the scheme's whole
 range; 1970 .. 9999 when bucketed), string sort keys ``Post#{id}`` (plain, and bucketed +
-sharded) and, for numeric schemes, Number sort keys (``numeric_sk=True``). Random windows
+sharded) and, for numeric schemes, Number sort keys (``numeric_sk=True``); ordered UUIDv1,
+TypeIDs and tagged ULIDs as plain string sort keys. Random windows
 give exactly the brute-force answer, in order, and DynamoDB reads only what is returned."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from moto import mock_aws
 from test_dynamodb_support import PageRecorder, brute_force, create_table
 
 from ulidkeys.dynamodb import Entity, Table, plan_query
-from ulidkeys.ids import SCHEMES, IdScheme
+from ulidkeys.ids import SCHEMES, ULID_TAG2, UUID1_ORDERED, IdScheme, TypeIdScheme
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
 from ulidkeys.timeinput import to_ms
 
@@ -41,11 +42,13 @@ def entity_for(scheme: IdScheme, variant: str) -> Entity:
     return Entity(pk=f"{name}#{{org}}", sk="{id}", scheme=scheme, numeric_sk=True)
 
 
+#: The sortable schemes outside SCHEMES (issue 10): plain string sort keys only, to bound time.
+MORE_SCHEMES: tuple[IdScheme, ...] = (UUID1_ORDERED, TypeIdScheme("post"), ULID_TAG2)
 CASES = [
     (scheme, variant)
     for scheme in SCHEMES
     for variant in ("string", "hot", *(("number",) if scheme.numeric else ()))
-]
+] + [(scheme, "string") for scheme in MORE_SCHEMES]
 
 
 @pytest.fixture(scope="module")

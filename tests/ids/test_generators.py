@@ -9,6 +9,9 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 import pytest
+import snowflake  # snowflake-id, reference only
+from hypothesis import given
+from hypothesis import strategies as st
 from idsupport import in_threads
 
 from ulidkeys import errors
@@ -86,6 +89,26 @@ def test_the_survey_snowflake_worked_example() -> None:
     unix = SnowflakeScheme("unix-41", epoch_ms=0)
     last = datetime.fromtimestamp(unix.max_ms / 1000, timezone.utc)
     assert unix.max_ms == 2**41 - 1 and last.isoformat() == "2039-09-07T15:47:35.551000+00:00"
+
+
+@given(st.integers(0, 2**41 - 1), st.integers(0, 1023), st.integers(0, 4095))
+def test_cross_check_the_twitter_split_with_snowflake_id(offset: int, node: int, seq: int) -> None:
+    epoch = SURVEY.scheme.epoch_ms  # snowflake-id's layout: 41 ms | 10 instance | 12 sequence
+    theirs = snowflake.Snowflake(timestamp=offset, instance=node, epoch=epoch, seq=seq)
+    ours = SURVEY.compose(epoch + offset, node, seq)
+    assert ours == theirs.value
+    parsed = snowflake.Snowflake.parse(ours, epoch)
+    assert SURVEY.decompose(ours) == (epoch + parsed.timestamp, parsed.instance, parsed.seq)
+
+
+def test_generated_snowflakes_read_back_in_snowflake_id() -> None:
+    made = SnowflakeGenerator(786, TWITTER_SPLIT).batch(50)
+    epoch = TWITTER_SPLIT.scheme.epoch_ms
+    parsed = [snowflake.Snowflake.parse(int(text), epoch) for text in made]
+    assert {p.instance for p in parsed} == {786}
+    assert [(p.timestamp, p.seq) for p in parsed] == sorted((p.timestamp, p.seq) for p in parsed)
+    theirs = snowflake.SnowflakeGenerator(786, epoch=epoch)
+    assert TWITTER_SPLIT.node_of(str(next(theirs))) == 786
 
 
 def test_splits_check_their_fields() -> None:
@@ -209,7 +232,15 @@ def test_forked_children_must_rebind_and_then_stay_disjoint() -> None:
 GENERATORS: dict[str, Callable[[], str]] = {
     scheme.name: scheme.new
     for scheme in (
-        ULID_SCHEME, UUID7, UUID6, UUID1, UUID1_ORDERED, UUID4, KSUID, OBJECT_ID, ULID_TAG3,
+        ULID_SCHEME,
+        UUID7,
+        UUID6,
+        UUID1,
+        UUID1_ORDERED,
+        UUID4,
+        KSUID,
+        OBJECT_ID,
+        ULID_TAG3,
         TypeIdScheme("post"),
     )
 }

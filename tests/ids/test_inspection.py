@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ulidkeys
-from ulidkeys import errors
+from ulidkeys import ULID, errors
 from ulidkeys.ids import (
     DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
@@ -156,3 +156,28 @@ def test_inspections_are_frozen() -> None:
         found.scheme = "x"  # type: ignore[misc]
     with pytest.raises(TypeError):
         found.fields["random"] = "0"  # type: ignore[index]
+
+
+def test_the_s3_ulid_article_worked_example() -> None:
+    # The Trek10 article on ULIDs as S3 keys: one ULID's forms, as python's ulid-py printed them.
+    u = ULID.parse("01E5V7GWA9CHP337PB8SR18ZP4")
+    assert int(u) == 1918360407572615930874316424782053060
+    assert u.bytes == b"\x01qvxqIdl1\x9e\xcbFp\x14~\xc4"
+    assert bin(int(u)) == (
+        "0b1011100010111011001111000011100010100100101100100011011000011000110011110110010110100"
+        "011001110000000101000111111011000100"
+    )
+    # Its `aws s3 ls` listing (US Eastern, UTC-4): keys in name order are in time order, each
+    # id's time within the second before the object's LastModified.
+    listing = [
+        ("01E5V474WE4DE0N63ZWT7P6YWH", "2020-04-14T01:17:53Z"),
+        ("01E5V475QFRCEHXKJAS3BRS6BV", "2020-04-14T01:17:54Z"),
+        ("01E5V4KXFTP52C9M5DVPQ2XR8T", "2020-04-14T01:24:51Z"),
+        ("01E5V5Z9J0GX72VFSENBCKMHF0", "2020-04-14T01:48:33Z"),
+    ]
+    assert [key for key, _ in listing] == sorted(key for key, _ in listing)
+    for key, modified in listing:
+        found = inspect(key)
+        assert found.scheme == "ulid" and found.timestamp_ms is not None
+        stamp = datetime.fromisoformat(modified.replace("Z", "+00:00")).timestamp() * 1000
+        assert 0 <= stamp - found.timestamp_ms < 1000

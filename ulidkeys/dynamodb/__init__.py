@@ -2,15 +2,17 @@
 
 Declare an :class:`Entity` once (``pk="Org#{org}"``, ``sk="Post#{id}"``); keys, parsing and
 query plans derive from it. :class:`Table` binds it to a client and runs them (boto3 is
-needed only there).
+needed only there); :class:`TicketServer` hands out Flickr-style ticket numbers.
 """
 
 from ulidkeys.consuming import Consumption, FileStore, LateArrival, MemoryStore
 from ulidkeys.dynamodb.checkpoints import DynamoCheckpointStore
 from ulidkeys.dynamodb.clients import Target, speaks_plain_values
 from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
+from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
 from ulidkeys.execution import Results, Stats
+from ulidkeys.ids.tickets import TICKET, TicketSplit
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity, Index
 from ulidkeys.planning.partitions import Period
@@ -22,6 +24,7 @@ from ulidkeys.planning.templates import KeySchema, KeyTemplate
 __all__ = [
     "BATCH_SIZE",
     "MAX_SORT_KEY_BYTES",
+    "TICKET",
     "BatchWriter",
     "Checkpoint",
     "Consumption",
@@ -41,6 +44,8 @@ __all__ = [
     "Stats",
     "Table",
     "Target",
+    "TicketServer",
+    "TicketSplit",
     "key_after",
     "key_before",
     "key_condition",

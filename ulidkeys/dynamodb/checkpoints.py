@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ulidkeys.consuming import conflict
-from ulidkeys.dynamodb.clients import Target
-from ulidkeys.errors import InvalidCheckpoint, InvalidValue, aws_error, describe
+from ulidkeys.dynamodb.clients import Target, item_key
+from ulidkeys.errors import InvalidCheckpoint, aws_error
 from ulidkeys.planning.checkpoints import Checkpoint
 
 #: Attributes of the checkpoint item besides its key.
@@ -25,17 +25,8 @@ class DynamoCheckpointStore:
     def __init__(
         self, table_or_client: Any, key: Mapping[str, str], *, table_name: str | None = None
     ) -> None:
-        if (
-            not isinstance(key, Mapping)
-            or not key
-            or not all(isinstance(v, str) and v for v in key.values())
-            or {BODY, SEQUENCE} & set(key)
-        ):
-            raise InvalidValue(
-                f"key={describe(key)} must map the table's key attributes to non-empty strings"
-            )
+        self.key = item_key(key, (BODY, SEQUENCE))
         self.target = Target.resolve(table_or_client, table_name)
-        self.key = dict(key)
 
     def __repr__(self) -> str:
         return f"DynamoCheckpointStore({self.target.table_name!r}, {self.key!r})"

@@ -8,11 +8,11 @@ uses, so every form sends the right request and items come back as plain values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from ulidkeys.errors import InvalidQuery, UnsupportedClient, describe
+from ulidkeys.errors import InvalidQuery, InvalidValue, UnsupportedClient, describe
 
 if TYPE_CHECKING:
     from types_boto3_dynamodb.client import DynamoDBClient
@@ -53,6 +53,23 @@ def speaks_plain_values(client: DynamoDBClient) -> bool:
     if value == {"S": "probe"}:
         return True
     raise UnsupportedClient(f"{describe(client)} rewrites query values in an unknown way")
+
+
+def item_key(key: object, reserved: Iterable[str]) -> dict[str, str]:
+    """The primary key of one fixed item (a checkpoint, a ticket counter), e.g.
+    ``{"PK": "Consumer#thumbs", "SK": "Checkpoint"}``: a mapping of the table's key attributes
+    to non-empty strings, none of them named like the item's ``reserved`` attributes."""
+    if (
+        not isinstance(key, Mapping)
+        or not key
+        or not all(isinstance(v, str) and v for v in key.values())
+        or set(reserved) & set(key)
+    ):
+        raise InvalidValue(
+            f"key={describe(key)} must map the table's key attributes to non-empty strings "
+            f"(not named {', '.join(map(repr, reserved))})"
+        )
+    return dict(key)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Id schemes behind one protocol: ULID, UUIDs (v1-v7, ordered v1, nil, max), KSUID, ObjectId,
-Snowflake/Instagram ids, TypeID and tagged ULIDs; ``inspect`` tells which one a text is.
+Snowflake/Instagram ids, TypeID, tagged ULIDs, timeless tickets; ``inspect`` tells which one a
+text is.
 
 ``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
 time-sortable one; ``SCHEMES`` holds the fixed built-in ones (ULID first), ``UUID_SCHEMES``
@@ -19,6 +20,7 @@ from ulidkeys.ids.protocol import (
     MsWindow,
     bounds,
     first_at_or_after,
+    has_no_time,
     id_ceiling,
     id_floor,
     id_range,
@@ -42,6 +44,7 @@ from ulidkeys.ids.schemes import (
     IntCodedScheme,
     SnowflakeScheme,
 )
+from ulidkeys.ids.tickets import TICKET, TICKET_MAX, TicketScheme, TicketSplit
 from ulidkeys.ids.typed import (
     TAGGED_ULIDS,
     ULID_TAG1,
@@ -73,6 +76,8 @@ __all__ = [
     "READERS",
     "SCHEMES",
     "TAGGED_ULIDS",
+    "TICKET",
+    "TICKET_MAX",
     "TWITTER_SNOWFLAKE",
     "TWITTER_SPLIT",
     "ULID_SCHEME",
@@ -97,11 +102,14 @@ __all__ = [
     "SnowflakeScheme",
     "SnowflakeSplit",
     "TaggedUlidScheme",
+    "TicketScheme",
+    "TicketSplit",
     "TypeIdScheme",
     "bounds",
     "coerce_id",
     "convert_uuid",
     "first_at_or_after",
+    "has_no_time",
     "id_ceiling",
     "id_floor",
     "id_range",

@@ -29,6 +29,7 @@ from ulidkeys.ids.schemes import (
     IntCodedScheme,
     SnowflakeScheme,
 )
+from ulidkeys.ids.tickets import TICKET
 from ulidkeys.ids.typed import TAGGED_ULIDS, TaggedUlidScheme, TypeIdScheme, split_typeid
 from ulidkeys.ids.uuids import (
     UUID1,
@@ -153,6 +154,7 @@ _FIELDS: dict[str, Callable[[int], dict[str, Field]]] = {
     "twitter-snowflake": _snowflake(TWITTER_SPLIT, "worker"),
     "discord-snowflake": _discord,
     "instagram-id": _snowflake(INSTAGRAM_SPLIT, "shard"),
+    "ticket": lambda v: {"number": v},
 }
 
 
@@ -238,7 +240,14 @@ READERS: tuple[Callable[[str], list[Inspection]], ...] = (
 KNOWN: dict[str, IdScheme] = {
     scheme.name: scheme
     for scheme in (
-        ULID_SCHEME, *TAGGED_ULIDS, *_UUIDS, UUID1_ORDERED, KSUID, OBJECT_ID, *_SNOWFLAKES
+        ULID_SCHEME,
+        *TAGGED_ULIDS,
+        *_UUIDS,
+        UUID1_ORDERED,
+        KSUID,
+        OBJECT_ID,
+        *_SNOWFLAKES,
+        TICKET,  # by name only: every decimal number is a ticket, so it is never guessed
     )
 }
 

@@ -110,12 +110,28 @@ def id_range(scheme: IdScheme, start_ms: int, end_ms: int) -> tuple[str, str]:
 
 def require_sortable(scheme: IdScheme) -> IdScheme:
     """The scheme, if its text sorts by time; else InvalidValue (no string range is exact)."""
+    if not scheme.sorts_by_time and has_no_time(scheme):
+        raise no_time(scheme.name)
     if not scheme.sorts_by_time:
         raise InvalidValue(
             f"the text of {scheme.name} ids does not sort by time, so no key range can select "
             "a time window; use a fixed-width (zero-padded) form of the scheme"
         )
     return scheme
+
+
+def has_no_time(scheme: IdScheme) -> bool:
+    """Whether the scheme's text sorts (by number) but holds no time (:data:`~ulidkeys.ids.TICKET`):
+    entities take such ids as keys, and refuse windows, buckets and newest-first keys."""
+    return getattr(scheme, "sorts_by_value", False) is True
+
+
+def no_time(name: str) -> InvalidValue:
+    """The error for asking the time of an id that holds none (a ticket)."""
+    return InvalidValue(
+        f"{name} ids hold no time (they are counted up, not stamped), so no time window, time "
+        f"bucket or newest-first key can use them; select {name}s by number instead"
+    )
 
 
 def inverted_time(scheme: IdScheme, ms: int) -> int:

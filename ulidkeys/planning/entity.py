@@ -26,6 +26,7 @@ from ulidkeys.errors import (
 from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import (
     IdScheme,
+    has_no_time,
     invert_id,
     inverted_time,
     inverted_window,
@@ -66,7 +67,8 @@ class Entity:
     """One item type of a single-table design, e.g. posts of an org.
 
     ``Entity(pk="Org#{org}", sk="Post#{id}")`` - ``id`` (``id_field``) holds the item's id,
-    of ``scheme`` (ULID by default; any scheme of ``ulidkeys.ids`` whose text sorts by time).
+    of ``scheme`` (ULID by default; any scheme of ``ulidkeys.ids`` whose text sorts by time, or
+    :data:`~ulidkeys.ids.TICKET`, whose ids hold no time: keys and writes, no windows).
     ``bucket="day"`` (hour/day/month/year, UTC) fills a ``{bucket}`` placeholder of a partition
     key from the id's time; ``shards=N`` fills ``{shard}`` from the id's random bits; window
     queries then fan out over every bucket and shard the window touches. ``numeric_sk=True``
@@ -96,8 +98,11 @@ class Entity:
     ) -> None:
         if not isinstance(scheme, IdScheme):
             raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
+        #: Whether ids hold a time: tickets do not (keys only; no windows, buckets, inversion).
+        self.timed = not has_no_time(scheme)
         try:
-            require_sortable(scheme)
+            if self.timed:
+                require_sortable(scheme)
         except InvalidValue as error:
             raise InvalidKeyTemplate(str(error)) from None
         self.scheme = scheme
@@ -136,6 +141,12 @@ class Entity:
         if not isinstance(newest_first_keys, bool):
             raise InvalidType(f"newest_first_keys={describe(newest_first_keys)} must be a bool")
         self.newest_first_keys = newest_first_keys
+        if not self.timed and (self.period is not None or newest_first_keys):
+            option = "newest_first_keys=True" if newest_first_keys else f"bucket={bucket!r}"
+            raise InvalidKeyTemplate(
+                f"{option} needs the id's time, and {scheme.name} ids hold none (they are "
+                "counted up, not stamped)"
+            )
         self._check_derived_fields()
         self.fields: tuple[str, ...] = tuple(
             dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
@@ -439,7 +450,8 @@ class Entity:
                         )
         try:
             values[self.id_field] = self.to_key_id(values[self.id_field])
-            self.scheme.timestamp_ms(values[self.id_field])
+            check = self.scheme.timestamp_ms if self.timed else self.scheme.parse
+            check(values[self.id_field])
         except InvalidValue as error:
             raise KeyMismatch(f"{self.name} item: {error}") from None
         expected = {self.id_field: values[self.id_field]}
