@@ -11,9 +11,11 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from itertools import pairwise
+from operator import itemgetter
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.errors import UnorderedListing, require_count
@@ -71,6 +73,10 @@ class PageSource(Protocol[CallC]):
         ...
 
 
+#: Keys at the end of a page looked at for the chain's time (keys that fit the plan carry one).
+_TIME_PROBE = 8
+
+
 class Crowded(Exception):
     """A chain needed more pages than the budget it was given (``latest`` narrows its slice)."""
 
@@ -95,6 +101,23 @@ class ChainState(Generic[CallT]):
         self._held: list[Ordered] = []
         self._budget = page_budget
         self._read = self._kept = 0
+        # what the chain has read, and the time of its last key that fits the plan (the
+        # density that time slices and the newest-first search steer by)
+        self.read = 0
+        self.last_ms: int | None = None
+        # the ids this chain answers for: a time slice's own, narrowed when its tail is cut off
+        self.owns: tuple[str, str] | None = call.owns
+
+    @property
+    def waiting(self) -> bool:
+        """The chain has a page to ask for (it is neither done nor waiting for an answer)."""
+        return not self.done and (not self._started or self._token is not None)
+
+    def narrow(self, below: str) -> None:
+        """Answer only for ids below ``below`` (another slice lists the rest); the chain
+        ends at the first key whose id is at or past it."""
+        low = "" if self.owns is None else self.owns[0]
+        self.owns = (low, below)
 
     def next_request(self, remaining: int | None = None) -> tuple[Any, int | None] | None:
         """``(token, limit)`` of the next page to send, None when the chain is done.
@@ -125,6 +148,7 @@ class ChainState(Generic[CallT]):
         descending = plan.newest_first
         previous = self._previous
         judge = plan.judge
+        owns = self.owns
         out: list[Ordered] = []
         ended = False
         for key, item in page.entries:
@@ -142,10 +166,23 @@ class ChainState(Generic[CallT]):
                     break
             verdict = judge(key)
             if verdict.__class__ is tuple:
+                if owns is not None:
+                    if verdict[0] >= owns[1] and call.ordered and not descending:
+                        ended = True  # the next slice's first id: ids only grow from here
+                        break
+                    if not owns[0] <= verdict[0] < owns[1]:
+                        continue  # another slice's key (a neighbour of the edge)
                 out.append((verdict, item))
             elif verdict == SKIP:
                 stats.skipped += 1
         self._previous = previous
+        self.read += page.read
+        locate = plan.locate
+        for key, _item in page.entries[: -_TIME_PROBE - 1 : -1]:
+            found = locate(key)
+            if found is not None:
+                self.last_ms = found.ms
+                break
         self._read += len(page.entries)
         self._kept += len(out)
         self._token = None if ended else page.token
@@ -174,6 +211,162 @@ MAX_HELD_SLACK = 1000
 
 def _position(entry: Ordered) -> Position:
     return entry[0]
+
+
+_POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for every item
+
+
+# --- time slices: one ordered chain listed as concurrent slices, merged back in order --------
+
+#: A slice is cut only where every piece keeps about this many pages: each slice ends with a
+#: partial page (one more call), so thinner pieces would buy little time for their calls.
+MIN_SLICE_PAGES = 2
+
+
+class _Slice(Generic[CallT]):
+    """One time slice ``[lo_ms, hi_ms)`` of a chain: its page chain and what it has read."""
+
+    def __init__(self, state: ChainState[CallT], lo_ms: int, hi_ms: int) -> None:
+        self.state, self.lo_ms, self.hi_ms = state, lo_ms, hi_ms
+        self.items: list[Ordered] = []
+        self.sent = False  # a request is in flight
+
+    @property
+    def last_ms(self) -> int | None:
+        return self.state.last_ms
+
+    @property
+    def read(self) -> int:
+        return self.state.read
+
+    def pages_left(self, page_size: int) -> float:
+        """Pages still to read, from the density of what was read (0 before any page)."""
+        if self.last_ms is None or self.state.done:
+            return 0.0
+        density = self.read / max(1, self.last_ms - self.lo_ms + 1)  # keys per ms
+        base = self.last_ms + 1
+        if self.sent:  # the page in flight covers about one page more
+            base += math.ceil(page_size / max(density, 1e-9))
+        return max(0, self.hi_ms - base) * density / page_size
+
+
+class Slicing(Generic[CallT]):
+    """Ordered chains listed as time slices, with no I/O (the thread shell and an async one
+    only send what :meth:`requests` asks and feed answers to :meth:`receive`).
+
+    Each chain starts as one slice. Its first page tells the key density; while requests in
+    flight are fewer than ``max_workers``, the slice with the most pages left has its tail cut
+    into new slices (``plan.slicer``: StartAfter just below the first key of the cut's
+    millisecond), which list concurrently. Every slice answers for its own ids only, so keys
+    next to an edge are given once; :meth:`take` hands a chain's items back in order.
+    """
+
+    def __init__(
+        self, plan: Plan[CallT], calls: Sequence[CallT], stats: Stats, max_workers: int
+    ) -> None:
+        self.plan, self.stats, self.max_workers = plan, stats, max_workers
+        self.chains: list[deque[_Slice[CallT]]] = []
+        for call in calls:
+            lo, hi = call.span or (0, 0)
+            self.chains.append(deque([_Slice(ChainState(plan, call, stats), lo, hi)]))
+        self.in_flight = 0
+
+    def requests(self) -> list[tuple[_Slice[CallT], Any, int | None]]:
+        """The pages to send now (each marked in flight): slices that wait for their next
+        page, oldest first, then new slices cut from the densest tail while workers are idle."""
+        out: list[tuple[_Slice[CallT], Any, int | None]] = []
+        waiting = [p for chain in self.chains for p in chain if p.state.waiting and not p.sent]
+        waiting.sort(key=lambda p: p.lo_ms)
+        for piece in waiting:
+            if self.in_flight >= self.max_workers:
+                return out
+            out.append(self._send(piece))
+        while self.in_flight < self.max_workers and self._cut():
+            for chain in self.chains:
+                for piece in chain:
+                    if piece.state.waiting and not piece.sent and self.in_flight < self.max_workers:
+                        out.append(self._send(piece))
+        return out
+
+    def _send(self, piece: _Slice[CallT]) -> tuple[_Slice[CallT], Any, int | None]:
+        request = piece.state.next_request()
+        assert request is not None  # only waiting slices are sent
+        piece.sent = True
+        self.in_flight += 1
+        return piece, request[0], request[1]
+
+    def _cut(self) -> bool:
+        """Cut the tail of the slice with the most pages left into as many slices as there
+        are idle workers (each of at least MIN_SLICE_PAGES pages); False if none is worth it."""
+        slicer = self.plan.slicer
+        if slicer is None:
+            return False
+        best: tuple[float, int, _Slice[CallT]] | None = None
+        for index, chain in enumerate(self.chains):
+            for piece in chain:
+                left = piece.pages_left(self._page_size(piece))
+                if best is None or left > best[0]:
+                    best = (left, index, piece)
+        if best is None:
+            return False
+        left, index, piece = best
+        parts = min(self.max_workers - self.in_flight + 1, int(left // MIN_SLICE_PAGES))
+        if parts < 2 or piece.last_ms is None:
+            return False
+        size = self._page_size(piece)
+        base = piece.last_ms + 1
+        if piece.sent:
+            base += math.ceil(size * (piece.last_ms - piece.lo_ms + 1) / max(1, piece.read))
+        cuts = sorted({base + (piece.hi_ms - base) * j // parts for j in range(1, parts)})
+        edges = [*cuts, piece.hi_ms]
+        new: list[_Slice[CallT]] = []
+        for lo, hi in pairwise(edges):
+            if lo <= piece.last_ms or lo >= hi:
+                continue
+            call = slicer(piece.state.call, lo, hi)
+            if call is not None:
+                new.append(_Slice(ChainState(self.plan, call, self.stats), lo, hi))
+        if not new:
+            return False
+        # the kept slice ends where the first new one starts; later ones end at the next
+        first_id = new[0].state.owns[0] if new[0].state.owns else None
+        if first_id is None:
+            return False
+        piece.state.narrow(first_id)
+        piece.hi_ms = new[0].lo_ms
+        for before, after in pairwise(new):
+            before.hi_ms = after.lo_ms
+        chain = self.chains[index]
+        at = chain.index(piece) + 1
+        for offset, part in enumerate(new):
+            chain.insert(at + offset, part)
+        return True
+
+    @staticmethod
+    def _page_size(piece: _Slice[CallT]) -> int:
+        return int(getattr(piece.state.call, "max_keys", 1000))
+
+    def receive(self, piece: _Slice[CallT], page: Page) -> None:
+        """An answer to a request :meth:`requests` gave."""
+        piece.sent = False
+        self.in_flight -= 1
+        piece.items += piece.state.receive(page)
+
+    def take(self, index: int) -> list[Ordered]:
+        """Chain ``index``'s items that are ready, in order (its earlier slices are done)."""
+        chain = self.chains[index]
+        out: list[Ordered] = []
+        while chain:
+            head = chain[0]
+            out += head.items
+            head.items = []
+            if head.sent or not head.state.done:
+                break
+            chain.popleft()
+        return out
+
+    def finished(self, index: int) -> bool:
+        return not self.chains[index]
 
 
 class Closing:
@@ -230,7 +423,6 @@ class Results(Closing, Iterator[Item]):
         return self._last
 
 
-
 class _Inline:
     """An executor that runs a task at once: a single chain needs no thread."""
 
@@ -257,15 +449,19 @@ class _Runner(Generic[CallT]):
         max_workers: int,
         page_budget: int | None,
         read_ahead: bool,
+        split: bool = False,
     ) -> None:
         self.plan, self.source, self.stats = plan, source, stats
         self.page_budget, self.read_ahead = page_budget, read_ahead
         calls = len(plan.calls)
         self.max_workers = max_workers
+        # time slices need nothing the caller could stop early for (a limit, a page budget)
+        self.split = split and read_ahead and max_workers > 1 and plan.slicer is not None
+        threads = max_workers if self.split else min(max_workers, calls)
         self.pool: Any = (
             _Inline()
-            if calls <= 1 or max_workers == 1
-            else ThreadPoolExecutor(min(max_workers, calls), thread_name_prefix="ulidkeys")
+            if threads <= 1
+            else ThreadPoolExecutor(threads, thread_name_prefix="ulidkeys")
         )
         self.yielded = 0
 
@@ -296,11 +492,40 @@ class _Runner(Generic[CallT]):
             if not self.read_ahead:
                 pending = self._send(state)
 
+    def sliced(self, calls: tuple[CallT, ...]) -> list[Iterator[Ordered]]:
+        """The chains' items, each chain listed as concurrent time slices (:class:`Slicing`)."""
+        slicing = Slicing(self.plan, calls, self.stats, self.max_workers)
+        futures: dict[Future[Page], _Slice[CallT]] = {}
+
+        def pump() -> None:
+            for piece, token, limit in slicing.requests():
+                future = self.pool.submit(self.source.fetch, piece.state.call, token, limit)
+                futures[future] = piece
+            if not futures:  # a chain that can neither send nor wait would spin forever
+                raise RuntimeError("time slices stalled: no request to send or to wait for")
+            done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            for future in done:
+                slicing.receive(futures.pop(future), future.result())
+
+        def chain(index: int) -> Iterator[Ordered]:
+            while True:
+                items = slicing.take(index)
+                yield from items
+                if slicing.finished(index):
+                    return
+                if not items:
+                    pump()
+
+        return [chain(index) for index in range(len(calls))]
+
     def group(self, calls: tuple[CallT, ...]) -> Iterator[Ordered]:
-        streams = [self.chain(call) for call in calls]
+        if self.split and all(call.ordered and call.span is not None for call in calls):
+            streams = self.sliced(calls)
+        else:
+            streams = [self.chain(call) for call in calls]
         if len(streams) == 1:
             return streams[0]
-        return heapq.merge(*streams, key=_position, reverse=self.plan.newest_first)
+        return heapq.merge(*streams, key=_POSITION, reverse=self.plan.newest_first)
 
     def items(self) -> Iterator[Ordered]:
         """Groups in result order. Without a limit later groups start early (up to the pool's
@@ -318,10 +543,14 @@ class _Runner(Generic[CallT]):
                     group = pending.popleft()
                     in_flight += len(group)
                     started.append((len(group), self.group(group)))
-                for entry in started.popleft()[1]:
+                running = started.popleft()[1]
+                if plan.limit is None:
+                    yield from running  # nothing to count: no Python step per item
+                    continue
+                for entry in running:
                     yield entry
                     self.yielded += 1
-                    if plan.limit is not None and self.yielded >= plan.limit:
+                    if self.yielded >= plan.limit:
                         return
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)
@@ -339,74 +568,187 @@ def stream(
     *,
     max_workers: int = 8,
     page_budget: int | None = None,
+    split: bool = False,
 ) -> Iterator[Ordered]:
     """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
     read_ahead = plan.limit is None and page_budget is None
-    runner = _Runner(plan, source, stats, max_workers, page_budget, read_ahead)
+    runner = _Runner(plan, source, stats, max_workers, page_budget, read_ahead, split)
     return runner.items()
 
 
-def run(plan: Plan[CallT], source: PageSource[CallT], *, max_workers: int = 8) -> Results[Any]:
-    """Run a plan: its chains concurrently (at most ``max_workers`` requests in flight)."""
+def run(
+    plan: Plan[CallT], source: PageSource[CallT], *, max_workers: int = 8, split: bool = True
+) -> Results[Any]:
+    """Run a plan: its chains concurrently (at most ``max_workers`` requests in flight).
+
+    ``split`` lists each ordered chain of a plan that has a ``slicer`` as concurrent time
+    slices once its first page shows more than a few pages to go (not with a ``limit``).
+    """
     check_workers(max_workers)
-    return Results(lambda stats: stream(plan, source, stats, max_workers=max_workers), plan.cursor)
+    return Results(
+        lambda stats: stream(plan, source, stats, max_workers=max_workers, split=split),
+        plan.cursor,
+    )
 
 
 # --- newest first where the service only lists forwards (S3) -------------------------------
+#
+# Written as I/O-free step coroutines: each yields the requests to send now (one batch) and is
+# sent their pages back, in order; it returns its answer. The thread shell (:func:`drive`)
+# sends a batch concurrently; an async shell would await the same batches.
 
-#: ``walk_back`` starts with a slice this wide and grows it 4x while slices come back short.
+Request = tuple[Any, Any, int | None]  # (call, token, limit) for PageSource.fetch
+Steps = Generator[list[Request], list[Page], list[Ordered]]
+
+#: ``search_back`` starts with a slice this wide and grows it while slices come back empty.
 FIRST_SLICE_MS = 60_000
+#: How much wider each empty slice of the search is than the one before.
+GROWTH = 8
 
 
-def walk_back(
+def _chains(states: list[ChainState[Any]]) -> Generator[list[Request], list[Page], list[Ordered]]:
+    """Run chains side by side, one page each per step; their items, unsorted."""
+    items: list[Ordered] = []
+    while True:
+        batch = []
+        for state in states:
+            if state.waiting:
+                request = state.next_request()
+                if request is not None:
+                    batch.append((state, request))
+        if not batch:
+            return items
+        pages = yield [(state.call, token, limit) for state, (token, limit) in batch]
+        for (state, _request), page in zip(batch, pages, strict=True):
+            items += state.receive(page)
+
+
+def forward_tail(plan: Plan[CallT], n: int, stats: Stats) -> Steps:
+    """The ``n`` last items of an ascending plan, newest first: list it all, keep the tail."""
+    tails: list[deque[Ordered]] = []
+    states = [ChainState(plan, call, stats) for call in plan.calls]
+    while True:
+        batch = [(s, s.next_request()) for s in states if s.waiting]
+        if not batch:
+            break
+        pages = yield [(s.call, r[0], r[1]) for s, r in batch if r is not None]
+        for (state, _request), page in zip(batch, pages, strict=True):
+            tail: deque[Ordered] = deque(state.receive(page), maxlen=n)
+            tails.append(tail)
+            if len(tails) > 2 * len(states):  # keep memory at n items per chain
+                merged = sorted((e for t in tails for e in t), key=_position)[-n:]
+                tails = [deque(merged, maxlen=n)]
+    merged = sorted((e for t in tails for e in t), key=_position)[-n:]
+    merged.reverse()
+    return merged
+
+
+def search_back(
     plan_slice: Callable[[int, int], Plan[CallT]],
-    source: PageSource[CallT],
     stats: Stats,
     n: int,
     start: int,
     end: int,
     *,
-    max_workers: int = 8,
     page_size: int = 1000,
     occupied: Iterable[tuple[int, int]] | None = None,
-) -> Iterator[Ordered]:
+) -> Steps:
     """The ``n`` newest items of ``[start, end)``, newest first, for a service that lists only
-    forwards: walk back from ``end`` in slices, growing 4x after a short slice and quartering a
-    crowded one.
+    forwards: probe slices ``[low, end)`` back from ``end``.
 
-    A slice is crowded when a chain needs more pages than ``n`` can justify (one full page for
-    ``n`` below half a page); it is abandoned and retried at a quarter of its width, and slices
-    stay narrower than the last crowded one until one returns data. So calls and memory grow
-    with ``n`` and the log of the distance searched, never with the data. ``occupied`` (spans
-    known to hold data, newest first, e.g. S3 day folders) lets the walk jump over empty time
-    and end after the oldest span.
+    Until a key is seen, each empty slice is followed by one ``GROWTH`` times wider (finding
+    data of age A costs log(A) calls). A slice is crowded when a chain needs more pages than
+    ``n`` can justify (one full page for ``n`` below half a page); it is abandoned, but its
+    pages show a key at some time ``known`` and the key density, so the newest key lies in
+    ``[known, end)``: the search halves that bracket until it holds about one page at that
+    density, then reads it. So calls grow with the log of the age and of the data between the
+    newest key and the first key seen, and memory with ``n``, never with the data.
+    ``occupied`` (spans known to hold data, newest first, e.g. S3 day folders) lets the walk
+    jump over empty time and end after the oldest span.
     """
-    remaining, width, crowded = n, FIRST_SLICE_MS, 0
+    found: list[Ordered] = []
+    remaining, width = n, FIRST_SLICE_MS
+    known: int | None = None  # a time below ``end`` that holds keys
+    density = 0.0  # keys per ms around ``known``
     spans = None if occupied is None else deque(occupied)
     while remaining > 0 and end > start:
         if spans is not None:
             while spans and spans[0][0] >= end:
                 spans.popleft()
             if not spans:
-                return
+                break
             end = min(end, spans[0][1])
-        low = max(start, end - width)
+        if known is not None and known >= end:
+            known = None
+        budget = 1 + 2 * remaining // page_size
+        if known is None:
+            low = max(start, end - width)
+        elif (end - known) * density <= budget * page_size / 2:
+            low = known  # the whole bracket fits in the budget at the density seen
+        else:
+            low = end - (end - known) // 2
         plan = plan_slice(low, end)
-        budget = None if end - low == 1 else 1 + 2 * remaining // page_size
-        tail: deque[Ordered] = deque(maxlen=remaining)
-        items = stream(plan, source, stats, max_workers=max_workers, page_budget=budget)
+        states = [
+            ChainState(plan, call, stats, None if end - low == 1 else budget) for call in plan.calls
+        ]
         try:
-            tail.extend(items)
+            items = yield from _chains(states)
         except Crowded:
-            crowded = end - low
-            width = max(1, crowded // 4)
+            seen = [state.last_ms for state in states if state.last_ms is not None]
+            if not seen:  # pages of keys that do not fit: no time to steer by
+                width = max(1, (end - low) // 4)
+                known = None
+                continue
+            known = max(low, max(seen))
+            read = sum(state.read for state in states)
+            density = read / max(1, known - low + 1)
             continue
-        finally:
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
+        items.sort(key=_position)
+        tail = items[-remaining:] if remaining < len(items) else items
+        tail.reverse()
+        found += tail
         remaining -= len(tail)
-        yield from reversed(tail)
-        if tail:
-            crowded = 0
-        end, width = low, width * 4 if not crowded else min(width * 4, max(1, crowded // 2))
+        if known is None or low <= known:
+            # nothing known below: gallop on, from a width that holds about what is still
+            # wanted at the density of this slice if it had data
+            known = None
+            width = (end - low) * GROWTH
+            if items:
+                width = min(width, max(end - low, 2 * remaining * (end - low) // len(items)))
+        end = low
+    return found
+
+
+def race(first: Steps, second: Steps) -> Steps:
+    """Two searches for the same answer, a step of each in turn; the first to finish wins
+    (the other is closed). So the race costs at most twice the cheaper one, plus a step."""
+    runners = [first, second]
+    replies: list[list[Page] | None] = [None, None]
+    turn = 0
+    try:
+        while True:
+            runner = runners[turn]
+            try:
+                batch = runner.send(replies[turn])  # type: ignore[arg-type]
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            replies[turn] = yield batch
+            turn ^= 1
+    finally:
+        first.close()
+        second.close()
+
+
+def drive(steps: Steps, source: PageSource[Any], *, max_workers: int = 8) -> list[Ordered]:
+    """The thread shell of a step coroutine: each batch of requests concurrently."""
+    pool: Any = _Inline() if max_workers == 1 else ThreadPoolExecutor(max_workers)
+    try:
+        batch = next(steps)
+        while True:
+            futures = [pool.submit(source.fetch, *request) for request in batch]
+            batch = steps.send([future.result() for future in futures])
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    finally:
+        steps.close()
+        pool.shutdown(wait=False, cancel_futures=True)

@@ -9,6 +9,7 @@ similar. Bound to a client (``ulidkeys.s3.Bucket``) it lists and writes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -127,6 +128,8 @@ class KeyLayout:
     _width: int = field(default=0, init=False, repr=False, compare=False)
     _partition: Period | None = field(default=None, init=False, repr=False, compare=False)
     _id_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _time_of: Callable[[str], int] = field(init=False, repr=False, compare=False)
+    _folder_of: Callable[[str], str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_text(self.prefix, "prefix", InvalidLayout)
@@ -155,6 +158,11 @@ class KeyLayout:
         object.__setattr__(self, "_width", width)
         object.__setattr__(self, "_partition", None if self.period is None else Period(self.period))
         object.__setattr__(self, "_id_re", re.compile(self.scheme.pattern))
+        # the time and shard folder of an id the pattern matched: a scheme may read them
+        # without checking the id again (every listed key is split)
+        quick = getattr(self.scheme, "canonical_time", None)
+        object.__setattr__(self, "_time_of", quick or self.scheme.timestamp_ms)
+        object.__setattr__(self, "_folder_of", self._shard_folder_reader())
         # The longest key the layout can make (with an extension of 33 characters) must be valid.
         sample = self.path(0 if self.shards else None, 0)
         sample += self.scheme.min_for(max(self.scheme.min_ms, 0))
@@ -165,6 +173,14 @@ class KeyLayout:
     def shard_of(self, id_text: str) -> int | None:
         """The shard of an id (canonical text), or None without shards."""
         return None if not self.shards else shard_of(self.scheme, id_text, self.shards)
+
+    def _shard_folder_reader(self) -> Callable[[str], str]:
+        """The shard folder of a canonical id, as fast as the scheme allows."""
+        random_of = getattr(self.scheme, "canonical_random", None)
+        if not self.shards or random_of is None:
+            return lambda id_text: self.shard_folder(self.shard_of(id_text))
+        shards, folders = self.shards, [self.shard_folder(n) for n in range(self.shards)]
+        return lambda id_text: folders[random_of(id_text) % shards]
 
     def shard_folder(self, shard: int | None) -> str:
         """``'07/'`` for shard 7 (fixed width), ``''`` without shards."""
@@ -268,12 +284,12 @@ class KeyLayout:
                 f"{_EXT_RULE}",
             )
         try:
-            ms = self.scheme.timestamp_ms(id_text)
+            ms = self._time_of(id_text)
         except InvalidValue as error:
             return "", "", -1, str(error)
         if self.newest_first:
             ms = inverted_time(self.scheme, ms)
-        if self._width and shard_text != self.shard_folder(self.shard_of(id_text)):
+        if self._width and shard_text != self._folder_of(id_text):
             return "", "", -1, f"its shard folder {shard_text!r} is not the id's shard"
         if self._partition is not None and (
             not 0 <= ms < PARTITION_LIMIT_MS or folder != self._partition.folder(ms)

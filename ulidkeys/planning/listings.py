@@ -8,7 +8,8 @@ executor runs it through the S3 adapter.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ulidkeys.errors import InvalidCursor, InvalidKeyPart, InvalidValue, describe, require_count
@@ -33,6 +34,10 @@ class ListCall:
     end key, so a page larger than the keys left also carries keys past ``stop_at``: with
     ``expected_keys`` (what the caller expects the chain to read, margin included) each page
     asks only for what is still expected, and at least :data:`MIN_TAIL_KEYS`.
+    ``shard`` and ``span`` (the id times ``[lo, hi)`` the chain covers) let the executor cut
+    it into time slices (:func:`slice_call`); a slice also carries ``owns``, the ids
+    ``[lo_id, hi_id)`` it answers for, so that keys on either side of its edges are given by
+    exactly one slice.
     """
 
     prefix: str
@@ -42,6 +47,9 @@ class ListCall:
     delimiter: str | None = None
     max_keys: int = MAX_KEYS
     expected_keys: int | None = None
+    shard: int | None = None
+    span: tuple[int, int] | None = None
+    owns: tuple[str, str] | None = None
 
     def page_size(self, read: int = 0) -> int:
         """``MaxKeys`` of the page after ``read`` keys of the chain."""
@@ -196,7 +204,22 @@ def _ordered_call(
     # key of the shard sorts after the window: the chain reads to the end of its prefix
     if stop_at is not None and start_after >= stop_at:
         return None
-    return ListCall(prefix=prefix, start_after=start_after, stop_at=stop_at)
+    return ListCall(prefix, start_after, stop_at, shard=shard, span=(start, end))
+
+
+def slice_call(
+    layout: KeyLayout, after: Position | None, call: ListCall, lo_ms: int, hi_ms: int
+) -> ListCall | None:
+    """The chain of ``call``'s shard restricted to the id times ``[lo_ms, hi_ms)`` (None when
+    nothing can be there): ``StartAfter`` just below the smallest key of ``lo_ms``, a stop at
+    the smallest key of ``hi_ms``, and past ``after`` like the whole chain."""
+    part = _ordered_call(layout, call.shard, lo_ms, hi_ms, after)
+    if part is None:
+        return None
+    lo_id, hi_id = id_range(layout.scheme, lo_ms, hi_ms)
+    return replace(
+        part, max_keys=call.max_keys, expected_keys=call.expected_keys, owns=(lo_id, hi_id)
+    )
 
 
 def _directory_folders(layout: KeyLayout, start: int, end: int) -> list[tuple[int, int]]:
@@ -310,13 +333,7 @@ def plan_window(
                 for shard in layout.shard_numbers()
             ]
             chains = tuple(
-                ListCall(
-                    c.prefix,
-                    c.start_after,
-                    c.stop_at,
-                    max_keys=max_keys,
-                    expected_keys=expected_keys,
-                )
+                replace(c, max_keys=max_keys, expected_keys=expected_keys)
                 for c in calls
                 if c is not None
             )
@@ -335,6 +352,10 @@ def plan_window(
         limit=limit,
         after=position,
         before=before,
+        # newest-first layouts hold inverted times in their keys: not cut in time slices
+        slicer=None
+        if directory_bucket or layout.newest_first
+        else partial(slice_call, layout, position),
     )
 
 

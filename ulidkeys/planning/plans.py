@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from ulidkeys.errors import InvalidCursor, InvalidType, describe
 from ulidkeys.timeinput import TimeInput, format_ms
@@ -45,6 +45,16 @@ class Call(Protocol):
         """Ordered, ascending chains end at the first key at or above this (None: to the end)."""
         ...
 
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """The id times ``[lo, hi)`` an ordered chain covers, if it can be cut in time slices."""
+        ...
+
+    @property
+    def owns(self) -> tuple[str, str] | None:
+        """The ids ``[lo, hi)`` this chain answers for (a time slice); None: all of them."""
+        ...
+
     def explain(self) -> str:
         """One line: the request and when the chain ends."""
         ...
@@ -53,9 +63,9 @@ class Call(Protocol):
 CallT = TypeVar("CallT", bound=Call)
 
 
-@dataclass(frozen=True)
-class Located:
-    """What a plan reads from a key that fits: the id's text, its time and the key as text."""
+class Located(NamedTuple):
+    """What a plan reads from a key that fits: the id's text, its time and the key as text
+    (a named tuple: one is made for every listed key)."""
 
     id: str
     ms: int
@@ -70,7 +80,9 @@ class Plan(Generic[CallT]):
     time is in ``[start_ms, end_ms)`` and, with ``after``, only those past that position in
     result order (with ``before``, only those below it: the slices of a newest-first walk).
     ``scope`` names what is listed (layout or entity, fields), so a cursor is refused by any
-    other listing.
+    other listing. ``slicer(call, lo_ms, hi_ms)`` (None: chains are not split) makes the call
+    that lists a chain's keys of ``[lo_ms, hi_ms)`` only, with the plan's ``after``: the
+    executor uses it to list one chain as concurrent time slices.
     """
 
     groups: tuple[tuple[CallT, ...], ...]
@@ -83,6 +95,7 @@ class Plan(Generic[CallT]):
     limit: int | None = None
     after: Position | None = None
     before: Position | None = None
+    slicer: Callable[[Any, int, int], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def calls(self) -> tuple[CallT, ...]:

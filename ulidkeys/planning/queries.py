@@ -44,6 +44,8 @@ class QueryCall:
     newest_first: bool = False
     ordered: bool = True  # DynamoDB returns a partition's items in sort key order
     stop_at: str | None = None  # BETWEEN already ends the range
+    span: tuple[int, int] | None = None  # set when the plan may split the call in time
+    owns: tuple[str, str] | None = None  # BETWEEN is exact: a split call needs no id filter
 
     @property
     def hi_inclusive(self) -> Any:

@@ -12,6 +12,7 @@ from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_wi
 from ulidkeys.planning.plans import Plan
 from ulidkeys.s3.bucket import Bucket, ListingSource, PeriodFolder, is_directory_bucket
 from ulidkeys.s3.checkpoints import S3CheckpointStore
+from ulidkeys.s3.pages import install_fast_pages, remove_fast_pages
 from ulidkeys.s3.writing import PresignedUpload
 
 __all__ = [
@@ -34,7 +35,9 @@ __all__ = [
     "Results",
     "S3CheckpointStore",
     "Stats",
+    "install_fast_pages",
     "is_directory_bucket",
     "plan_folders",
     "plan_window",
+    "remove_fast_pages",
 ]

@@ -1,0 +1,372 @@
+"""The fast ListObjectsV2 page reader against botocore's own parser: generated pages (escapes,
+unicode, url-encoded keys, optional elements, other element orders, empty pages, common
+prefixes) read to the same dicts, down to key order, value types and time zones; pages it
+does not know go to botocore; installed on one client only."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import boto3
+import botocore.handlers
+import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from botocore.parsers import RestXMLParser
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+from s3support import T0, new_bucket, ulid_at
+
+from ulidkeys.s3 import Bucket, KeyLayout, install_fast_pages, remove_fast_pages
+from ulidkeys.s3.pages import PageReader, model_fields
+
+_S3 = boto3.client("s3", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
+SHAPE = _S3.meta.service_model.operation_model("ListObjectsV2").output_shape
+HEADERS = {"x-amz-request-id": "REQ", "x-amz-id-2": "HOST"}
+
+
+def botocore_reads(body: bytes) -> dict[str, Any]:
+    parsed = RestXMLParser().parse({"body": body, "headers": HEADERS, "status_code": 200}, SHAPE)
+    del parsed["ResponseMetadata"]
+    return parsed
+
+
+def reader() -> PageReader:
+    return PageReader(model_fields(SHAPE), botocore.parsers.DEFAULT_TIMESTAMP_PARSER)
+
+
+def exact(value: Any) -> Any:
+    """``value`` with what ``==`` ignores made visible: key order, types, time zones."""
+    if isinstance(value, dict):
+        return ("dict", [(key, exact(item)) for key, item in value.items()])
+    if isinstance(value, list):
+        return ("list", [exact(item) for item in value])
+    if isinstance(value, datetime):
+        return ("datetime", value.isoformat(), repr(value.tzinfo))
+    return (type(value).__name__, value)
+
+
+# --- generated pages ------------------------------------------------------------------------
+
+# Everything XML 1.0 allows in text, markup characters included (CR only as a reference).
+text_chars = st.characters(
+    codec="utf-8",
+    exclude_categories=("Cs",),
+    exclude_characters="\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12"
+    "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\ufffe\uffff",
+)
+texts = st.text(text_chars, max_size=12) | st.sampled_from(["", " ", "a&b", "<", "]]"])
+timestamps = st.builds(
+    lambda when, digits: (
+        when.strftime("%Y-%m-%dT%H:%M:%S")
+        + ("" if digits is None else "." + f"{when.microsecond:06d}"[:digits])
+        + "Z"
+    ),
+    st.datetimes(datetime(1970, 1, 1), datetime(2200, 1, 1)),
+    st.sampled_from([None, 0, 1, 3, 6]).map(lambda d: None if d == 0 else d),
+)
+
+
+def escape(text: str, draw: Any) -> str:
+    """XML text of ``text``: markup escaped, and sometimes more (quotes, references)."""
+    out = []
+    for char in text:
+        choice = draw(st.integers(0, 9)) if char in "&<>\"'\r" or ord(char) > 127 else 0
+        if char == "&":
+            out.append("&amp;" if choice < 7 else "&#38;")
+        elif char == "<":
+            out.append("&lt;" if choice < 7 else "&#x3C;")
+        elif char == "\r":
+            out.append("&#13;")
+        elif char == ">" and choice > 5:
+            out.append("&gt;")
+        elif char == '"' and choice > 3:
+            out.append("&quot;")
+        elif char == "'" and choice > 5:
+            out.append("&apos;")
+        elif ord(char) > 127 and choice > 7:
+            out.append(f"&#{ord(char)};")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+@st.composite
+def pages(draw: Any) -> tuple[bytes, bool]:
+    """A ListObjectsV2 body, and whether it is S3's usual form (the reader must read those)."""
+    gap = draw(st.sampled_from(["", "", "\n", "\n  ", " \t"]))
+    url = draw(st.booleans())
+
+    def leaf(tag: str, text: str) -> str:
+        if text == "" and draw(st.booleans()):
+            return f"<{tag}/>"
+        return f"<{tag}>{escape(text, draw)}</{tag}>"
+
+    def key_text() -> str:
+        key = draw(texts)
+        return quote(key, safe="/") if url else key
+
+    def ordered(parts: list[str]) -> list[str]:
+        return draw(st.permutations(parts)) if draw(st.integers(0, 4)) == 0 else parts
+
+    objects = []
+    for _ in range(draw(st.integers(0, 4))):
+        parts = [leaf("Key", key_text()), leaf("LastModified", draw(timestamps))]
+        parts.append(leaf("ETag", '"' + draw(st.text("0123456789abcdef-", max_size=34)) + '"'))
+        for algorithm in draw(st.lists(st.sampled_from(["CRC32", "CRC64NVME"]), max_size=2)):
+            parts.append(leaf("ChecksumAlgorithm", algorithm))
+        if draw(st.booleans()):
+            parts.append(leaf("ChecksumType", draw(st.sampled_from(["FULL_OBJECT", ""]))))
+        parts.append(leaf("Size", str(draw(st.integers(0, 2**63)))))
+        if draw(st.booleans()):
+            parts.append(leaf("StorageClass", draw(st.sampled_from(["STANDARD", "GLACIER"]))))
+        if draw(st.integers(0, 3)) == 0:
+            owner = [leaf("ID", draw(texts))] if draw(st.booleans()) else []
+            owner += [leaf("DisplayName", draw(texts))] if draw(st.booleans()) else []
+            parts.append(f"<Owner>{gap.join(owner)}</Owner>")
+        if draw(st.integers(0, 3)) == 0:
+            restore = [leaf("IsRestoreInProgress", draw(st.sampled_from(["true", "false"])))]
+            if draw(st.booleans()):
+                restore.append(leaf("RestoreExpiryDate", draw(timestamps)))
+            parts.append(f"<RestoreStatus>{gap.join(restore)}</RestoreStatus>")
+        objects.append(f"<Contents>{gap}{gap.join(ordered(parts))}{gap}</Contents>")
+    prefixes = [
+        f"<CommonPrefixes>{leaf('Prefix', key_text())}</CommonPrefixes>"
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    top = [leaf("Name", draw(st.sampled_from(["bkt", "my.bucket"]))), leaf("Prefix", key_text())]
+    if draw(st.booleans()):
+        top.append(leaf("Delimiter", draw(st.sampled_from(["/", "-", "é"]))))
+    top.append(leaf("MaxKeys", str(draw(st.integers(0, 1000)))))
+    top.append(leaf("KeyCount", str(len(objects) + len(prefixes))))
+    if url:
+        top.append(leaf("EncodingType", "url"))
+    truncated = draw(st.booleans())
+    top.append(leaf("IsTruncated", "true" if truncated else "false"))
+    for tag in ("ContinuationToken", "NextContinuationToken", "StartAfter"):
+        if draw(st.booleans()):
+            top.append(leaf(tag, draw(texts)))
+    members = ordered(top) + objects + prefixes
+    declaration = draw(
+        st.sampled_from(['<?xml version="1.0" encoding="UTF-8"?>\n', '<?xml version="1.0"?>', ""])
+    )
+    root = '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+    body = f"{declaration}{root}{gap}{gap.join(members)}{gap}</ListBucketResult>"
+    return body.encode("utf-8"), True
+
+
+# Changes that make a page one the reader may refuse (it must then say so, or agree).
+MUTATIONS = [
+    lambda body: body.replace(b"<Name>", b"<Name><!-- c -->", 1),
+    lambda body: body.replace(b"<Name>", b"<Name><![CDATA[x]]>", 1),
+    lambda body: body.replace(b"<MaxKeys>", b"<MaxKeys>+", 1),
+    lambda body: body.replace(b"<MaxKeys>", b"<MaxKeys> ", 1),
+    lambda body: body.replace(b"</Name>", b"</Name><Unknown>1</Unknown>", 1),
+    lambda body: body.replace(b"</Name>", b"</Name><Name>again</Name>", 1),
+    lambda body: body.replace(b"Z</LastModified>", b"+00:00</LastModified>", 1),
+    lambda body: body.replace(b"Z</LastModified>", b"1234567Z</LastModified>", 1),
+    lambda body: body.replace(b"<Key>", b"<Key>\r\n", 1),
+    lambda body: body.replace(b"<Key>", b"<Key>&nbsp;", 1),
+    lambda body: body.replace(b"<Name>", b"<Name>&#1;", 1),
+    lambda body: body.replace(b"<Name>", b"<Name>&#xFFFE;", 1),
+    lambda body: body.replace(b"<Key>", b"<Key a='1'>", 1),
+    lambda body: body.replace(b"<Owner>", b"<Owner>text", 1),
+    lambda body: body.replace(b"<Size>", b"<Size>\xd9\xa3", 1),  # an Arabic-Indic digit
+    lambda body: body.replace(b"<Contents>", b"<Contents/><Contents>", 1),
+    lambda body: body.replace(b"<IsTruncated>", b"<IsTruncated>yes", 1),
+    lambda body: body.replace(b"<LastModified>", b"<LastModified>2024-02-30T00:00:00Z", 1),
+    lambda body: b"\xef\xbb\xbf" + body,  # a byte order mark
+]
+
+
+@given(pages())
+def test_the_reader_builds_exactly_what_botocore_parses(page: tuple[bytes, bool]) -> None:
+    body, usual = page
+    read = reader().read(body)
+    assert usual and read is not None  # S3's own forms are never left to botocore
+    assert exact(read) == exact(botocore_reads(body))
+
+
+@pytest.mark.parametrize("mutate", MUTATIONS)
+@settings(max_examples=8)  # per change: every change is tried
+@given(pages(), st.integers(0, 2**32))
+def test_pages_the_reader_does_not_know_are_left_to_botocore(
+    mutate: Any, page: tuple[bytes, bool], seed: int
+) -> None:
+    body = mutate(page[0])
+    if seed % 3 == 0:  # or cut short, as a dropped connection would
+        body = body[: random.Random(seed).randrange(len(body) + 1)]
+    read = reader().read(body)
+    if read is None:
+        return  # botocore parses it (or raises its own error)
+    assert exact(read) == exact(botocore_reads(body))
+
+
+def test_a_full_page_of_1000_keys_and_the_empty_page() -> None:
+    objects = "".join(
+        f"<Contents><Key>logs/{i:04d}%C3%A9</Key><LastModified>2024-05-17T09:{i % 60:02d}:00"
+        f".000Z</LastModified><ETag>&quot;{i:032x}&quot;</ETag><ChecksumAlgorithm>CRC64NVME"
+        f"</ChecksumAlgorithm><ChecksumType>FULL_OBJECT</ChecksumType><Size>{i}</Size>"
+        "<StorageClass>STANDARD</StorageClass></Contents>"
+        for i in range(1000)
+    )
+    full = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="x"><Name>b</Name>'
+        "<Prefix>logs/</Prefix><NextContinuationToken>t==</NextContinuationToken><KeyCount>1000"
+        "</KeyCount><MaxKeys>1000</MaxKeys><EncodingType>url</EncodingType><IsTruncated>true"
+        f"</IsTruncated>{objects}</ListBucketResult>"
+    ).encode()
+    empty = b"<ListBucketResult><Name>b</Name><Prefix></Prefix><KeyCount>0</KeyCount>"
+    empty += b"<MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated></ListBucketResult>"
+    for body in (full, empty):
+        read = reader().read(body)
+        assert read is not None
+        assert exact(read) == exact(botocore_reads(body))
+    assert len(reader().read(full)["Contents"]) == 1000  # type: ignore[index]
+
+
+# --- installed on a client --------------------------------------------------------------
+
+
+class _Raw:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def stream(self, **_: Any) -> Any:
+        yield self.body
+
+
+def answering(body: bytes, status: int = 200, **config: Any) -> Any:
+    """An S3 client whose ListObjectsV2 calls get ``body`` (through botocore's whole stack)."""
+    client = boto3.client(
+        "s3",
+        region_name="us-east-1",
+        aws_access_key_id="k",
+        aws_secret_access_key="s",
+        config=Config(retries={"total_max_attempts": 1}, **config),
+    )
+
+    def send(request: Any, **_: Any) -> AWSResponse:
+        headers = {**HEADERS, "x-amz-request-charged": "requester"}
+        return AWSResponse(request.url, status, headers, _Raw(body))
+
+    client.meta.events.register("before-send.s3.ListObjectsV2", send)
+    return client
+
+
+def outcome(client: Any, **kwargs: Any) -> Any:
+    try:
+        response = client.list_objects_v2(Bucket="bkt", **kwargs)
+    except ClientError as error:
+        return ("error", str(error), error.response["Error"])
+    response["ResponseMetadata"].pop("HTTPHeaders")
+    return exact(response)
+
+
+@given(pages(), st.sampled_from(["url", None]))
+def test_a_client_answers_the_same_with_the_reader_installed(
+    page: tuple[bytes, bool], encoding: str | None
+) -> None:
+    body = page[0]
+    kwargs = {} if encoding is None else {"EncodingType": encoding}
+    plain, fast = answering(body), answering(body)
+    assert install_fast_pages(fast)
+    # botocore asks for url-encoded keys and decodes them itself (after-call), in both
+    assert outcome(fast, **kwargs) == outcome(plain, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        (b"<Error><Code>InternalError</Code><Message>x</Message></Error>", 200),
+        (b"<?xml version='1.0'?><ListBucketResult><Name>b</Name><IsTrunc", 200),
+        (b"<Error><Code>NoSuchBucket</Code><Message>gone</Message></Error>", 404),
+        (b"", 200),
+    ],
+)
+def test_errors_and_cut_off_pages_stay_botocores(body: bytes, status: int) -> None:
+    plain, fast = answering(body, status), answering(body, status)
+    install_fast_pages(fast)
+    assert outcome(fast) == outcome(plain)
+
+
+def test_a_read_page_is_not_parsed_again_by_the_200_error_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Speed only (correctness never depends on it): the reader runs before botocore's check
+    for "200 with an <Error> body", which would parse the whole page with ElementTree."""
+    looked_at: list[bytes] = []
+    check = botocore.handlers._looks_like_special_case_error
+
+    def spy(status_code: int, body: bytes) -> bool:
+        looked_at.append(body)
+        return check(status_code, body)
+
+    monkeypatch.setattr(botocore.handlers, "_looks_like_special_case_error", spy)
+    body = b"<ListBucketResult><Name>b</Name><IsTruncated>false</IsTruncated></ListBucketResult>"
+    fast, plain = answering(body), answering(body)
+    install_fast_pages(fast)
+    fast.list_objects_v2(Bucket="bkt")
+    plain.list_objects_v2(Bucket="bkt")
+    assert looked_at == [b"", body]
+
+
+def test_installed_on_one_client_once_and_removable() -> None:
+    body = b"<ListBucketResult><Name>b</Name><IsTruncated>false</IsTruncated></ListBucketResult>"
+    calls: list[bytes] = []
+    fast, other = answering(body), answering(body)
+
+    def spy(response_dict: dict[str, Any], **_: Any) -> None:
+        calls.append(response_dict["body"])
+
+    for client in (fast, other):
+        client.meta.events.register("before-parse.s3.ListObjectsV2", spy)
+    assert install_fast_pages(fast) and install_fast_pages(fast)  # twice: one handler
+    fast.list_objects_v2(Bucket="bkt")
+    other.list_objects_v2(Bucket="bkt")
+    assert calls == [b"", body]  # read on the installed client only
+    remove_fast_pages(fast)
+    fast.list_objects_v2(Bucket="bkt")
+    assert calls[-1] == body
+    # not an S3 client, not a botocore client, a session with its own timestamp parser
+    dynamo = boto3.client(
+        "dynamodb", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
+    )
+    assert not install_fast_pages(dynamo)
+    assert not install_fast_pages(object())
+    session = botocore.session.get_session()
+    session.get_component("response_parser_factory").set_parser_defaults(timestamp_parser=str)
+    custom = session.create_client(
+        "s3", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
+    )
+    assert not install_fast_pages(custom)
+
+
+def test_bucket_listings_use_the_reader_unless_told_not_to() -> None:
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        name = new_bucket(client)
+        layout = KeyLayout("u/")
+        keys = [layout.key_for(ulid_at(T0 + i, i)) for i in range(5)]
+        for key in keys:
+            client.put_object(Bucket=name, Key=key, Body=b"")
+        plain_client = boto3.client("s3", region_name="us-east-1")
+        fast = Bucket(client, name, layout)
+        plain = Bucket(plain_client, name, layout, fast_pages=False)
+        assert fast.source.fast_pages and not plain.source.fast_pages
+        read = reader()
+        seen: list[bool] = []
+
+        def spy(response_dict: dict[str, Any], **_: Any) -> None:
+            seen.append(response_dict["body"] == b"")
+
+        client.meta.events.register("before-parse.s3.ListObjectsV2", spy)
+        listed = [obj["Key"] for obj in fast.list_window(0)]
+        assert listed == sorted(keys) and seen == [True]  # moto's pages are read here
+        assert [obj["Key"] for obj in plain.list_window(0)] == listed
+        assert read.read(b"") is None
