@@ -230,7 +230,6 @@ class Results(Closing, Iterator[Item]):
         return self._last
 
 
-
 class _Inline:
     """An executor that runs a task at once: a single chain needs no thread."""
 

@@ -9,7 +9,7 @@ from ulidkeys.execution import Results, Stats
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_window
-from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket, ListingSource, PeriodFolder, is_directory_bucket
 from ulidkeys.s3.checkpoints import S3CheckpointStore
 from ulidkeys.s3.writing import PresignedUpload
@@ -33,6 +33,7 @@ __all__ = [
     "PresignedUpload",
     "Results",
     "S3CheckpointStore",
+    "Slice",
     "Stats",
     "is_directory_bucket",
     "plan_folders",
