@@ -230,6 +230,7 @@ class Results(Closing, Iterator[Item]):
         return self._last
 
 
+
 class _Inline:
     """An executor that runs a task at once: a single chain needs no thread."""
 
