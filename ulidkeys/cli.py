@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ulidkeys.consuming import CheckpointStore, Consumption, FileStore
@@ -17,12 +18,14 @@ from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, UlidkeysError
 from ulidkeys.ids.inspection import Inspection, inspect
 from ulidkeys.planning.checkpoints import describe_checkpoint
+from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.listings import plan_window as plan_listing
-from ulidkeys.planning.plans import resolve_window
+from ulidkeys.planning.plans import Plan, resolve_window
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import human_span, resolution_table
 from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
-from ulidkeys.timeinput import format_ms
+from ulidkeys.s3.manifests import put_manifest, write_manifest
+from ulidkeys.timeinput import format_ms, to_ms
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import ULID, batch
 
@@ -236,10 +239,15 @@ def _cmd_ls(args: argparse.Namespace) -> int:
     )
     directory = is_directory_bucket(bucket_name)
     if args.checkpoint is not None:
-        _refuse_with_checkpoint(args, "latest")
+        _refuse_with_checkpoint(args, "latest", "slice")
+    if args.slice is not None and args.latest is not None:
+        raise InvalidValue("--slice cuts a window into pieces; --latest has no fixed window")
     if args.explain:
         if args.latest is not None:
             raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
+        if args.slice is not None:
+            print(_slice_plan(args, layout, directory).explain())
+            return 0
         if args.since is None and args.cursor is None:
             raise InvalidWindow("ls --explain needs --since")
         start, end = resolve_window(args.since, args.until, args.cursor)
@@ -248,16 +256,19 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         return 0
     session = _session(args)
     bucket = Bucket(session.client("s3", endpoint_url=args.endpoint_url), bucket_name, layout)
+    output = _object_output(args, session, bucket_name)
     if args.checkpoint is not None:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
-        return _consume(bucket.consume(store, **_consume_options(args)), _print_objects, "objects")
+        return _consume(bucket.consume(store, **_consume_options(args)), output, "objects")
     if args.latest is not None:
         listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor)
+    elif args.slice is not None:
+        listing = bucket.run(_slice_plan(args, layout, directory))
     elif args.since is None and args.cursor is None:
         raise InvalidWindow("ls needs --since (or --latest N)")
     else:
         listing = bucket.list_window(args.since, args.until, cursor=args.cursor)
-    _print_objects(listing)
+    output(listing)
     stats = listing.stats
     print(
         f"{stats.returned} objects, {stats.calls} ListObjectsV2 calls, "
@@ -266,6 +277,67 @@ def _cmd_ls(args: argparse.Namespace) -> int:
     )
     _print_cursor(listing.cursor)
     return 0
+
+
+def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) -> Plan[ListCall]:
+    """``--slice I/N``: the plan of slice I (0-based) of N of the window, resumed at
+    ``--cursor`` (one this slice's listing printed).
+
+    Every worker cuts the window itself, so both ends must be fixed times: an end read from
+    each worker's clock ('now', the default --until) would cut a different window on each.
+    """
+    index_text, slash, count_text = str(args.slice).partition("/")
+    if not (slash and index_text.isascii() and index_text.isdigit() and count_text.isdigit()):
+        raise InvalidValue(f"--slice {args.slice!r} must look like I/N, e.g. 0/8 (I from 0)")
+    index, count = int(index_text), int(count_text)
+    if not 0 <= index < count:
+        raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
+    for name in ("since", "until"):
+        value = getattr(args, name)
+        if value is None or to_ms(value, name, now=0) != to_ms(value, name, now=1):
+            raise InvalidWindow(
+                f"--slice needs a fixed --{name} (ISO-8601 or epoch ms, not 'now' or a time "
+                "relative to it): every worker must cut the same window"
+            )
+    start, end = resolve_window(args.since, args.until)
+    whole = plan_listing(layout, start, end, directory_bucket=directory)
+    return whole.slice_plan(whole.slices(count)[index], args.cursor)
+
+
+def _object_output(
+    args: argparse.Namespace, session: Any, bucket_name: str
+) -> Callable[[Iterable[Mapping[str, Any]]], int]:
+    """Where ``ls`` sends the objects: lines on stdout, or ``--manifest FILE|s3://BUCKET/KEY``,
+    an S3 Batch Operations CSV manifest (then stdout gets the ``Manifest`` argument of
+    ``aws s3control create-job`` for a manifest written to S3)."""
+    target = args.manifest
+    if target is None:
+        return _print_objects
+    if target.startswith("s3://"):
+        target_bucket, key = _split_s3_url(target)
+        if not key or key.endswith("/"):
+            raise InvalidValue(f"--manifest {target!r} must name an object: s3://BUCKET/KEY")
+        client = session.client("s3", endpoint_url=args.endpoint_url)
+
+        def upload(objects: Iterable[Mapping[str, Any]]) -> int:
+            count, manifest = put_manifest(client, objects, bucket_name, target_bucket, key)
+            print(json.dumps(manifest, sort_keys=True))
+            print(f"manifest of {count} objects written to {target}", file=sys.stderr)
+            return count
+
+        return upload
+
+    def write(objects: Iterable[Mapping[str, Any]]) -> int:
+        # Written next to the target and renamed when complete: a listing that fails
+        # part-way leaves no manifest that looks whole.
+        part = target + ".part"
+        with open(part, "w", encoding="utf-8", newline="") as out:
+            count = write_manifest(objects, bucket_name, out)
+        os.replace(part, target)
+        print(f"manifest of {count} objects written to {target}", file=sys.stderr)
+        return count
+
+    return write
 
 
 def _add_aws_options(parser: argparse.ArgumentParser) -> None:
@@ -344,6 +416,18 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--shards", type=int, default=0, help="shard folders in the layout")
     ls.add_argument("--period", choices=["day", "hour"], default=None, help="period folders")
     ls.add_argument("--suffix", default="", help="text after the ULID, e.g. .jpg")
+    ls.add_argument(
+        "--slice",
+        metavar="I/N",
+        help="list only slice I (0-based) of N equal time slices of the window, for N workers "
+        "that share nothing (needs fixed --since and --until)",
+    )
+    ls.add_argument(
+        "--manifest",
+        metavar="FILE|s3://BUCKET/KEY",
+        help="write the objects as an S3 Batch Operations CSV manifest (bucket,key) instead of "
+        "printing them",
+    )
     _add_aws_options(ls)
     ls.set_defaults(handler=_cmd_ls)
 
