@@ -21,6 +21,7 @@ from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.plans import Plan, resolve_window
+from ulidkeys.planning.projection import partition_projection, window_predicate
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import human_span, resolution_table
 from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
@@ -340,6 +341,20 @@ def _object_output(
     return write
 
 
+def _cmd_athena(args: argparse.Namespace) -> int:
+    """The Athena table of a layout's period folders (partition projection), and with
+    ``--since`` the ``WHERE`` condition that reads only the window's folders."""
+    bucket_name, prefix = _split_s3_url(args.location)
+    layout = KeyLayout(prefix=prefix, shards=args.shards or None, period=args.period)
+    projection = partition_projection(layout, bucket_name, args.first_day, args.last_day)
+    print(projection.ddl(args.table) + ";")
+    if args.since is not None:
+        start, end = resolve_window(args.since, args.until)
+        print(f"-- [{format_ms(start)}, {format_ms(end)}):")
+        print(f"WHERE {window_predicate(layout, start, end)}")
+    return 0
+
+
 def _add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint-url", help="e.g. a local moto server: http://127.0.0.1:5000")
     parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
@@ -448,6 +463,19 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--shards", type=int, default=None)
     _add_aws_options(query)
     query.set_defaults(handler=_cmd_query)
+
+    athena = commands.add_parser(
+        "athena", help="Athena table (partition projection) of a layout's period folders"
+    )
+    athena.add_argument("location", help="s3://BUCKET/PREFIX (the layout's prefix)")
+    athena.add_argument("--period", choices=["day", "hour"], required=True, help="period folders")
+    athena.add_argument("--shards", type=int, default=0, help="shard folders in the layout")
+    athena.add_argument("--first-day", required=True, help="first day to project (ISO-8601)")
+    athena.add_argument("--last-day", default=None, help="last day to project (default: NOW)")
+    athena.add_argument("--table", default="objects", help="table name (default: objects)")
+    athena.add_argument("--since", help="also print the WHERE condition of this window")
+    athena.add_argument("--until", default=None, help="end of that window (default: now)")
+    athena.set_defaults(handler=_cmd_athena)
 
     demo = commands.add_parser("demo", help="a tour of the library")
     demo.set_defaults(handler=_cmd_demo)

@@ -184,8 +184,8 @@ def test_properties_for_every_period_and_shard_count(
 
 def test_range_end_and_refusals() -> None:
     layout = KeyLayout("logs/", period="day")
-    projection = partition_projection(layout, "b", "2024-01-01T00:00:00Z", "2024-03-05T10:00:00Z")
-    assert projection.properties["projection.dt.range"] == "2024-01-01,2024-03-05"
+    projection = partition_projection(layout, "b", "2024-01-01", "2024-03-05T23:00:00-02:00")
+    assert projection.properties["projection.dt.range"] == "2024-01-01,2024-03-06"
     with pytest.raises(InvalidLayout, match="no period folders"):
         partition_projection(KeyLayout("logs/"), "b", 0)
     with pytest.raises(InvalidLayout, match="no period folders"):

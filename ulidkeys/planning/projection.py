@@ -64,13 +64,21 @@ def _partitioned(layout: KeyLayout) -> Period:
     return layout.partition
 
 
-def partition_projection(
-    layout: KeyLayout, bucket: str, since: TimeInput, until: TimeInput | None = None
-) -> Projection:
-    """The projection of ``layout``'s folders in ``bucket``, for days from ``since``'s day to
-    ``until``'s (default: ``NOW``, so new days need no table change).
+def _day(value: TimeInput, name: str) -> str:
+    """The UTC day label of a time, or of a plain ``YYYY-MM-DD`` (a day needs no offset)."""
+    if isinstance(value, str) and _DAY.parse_label(value.strip()) is not None:
+        return value.strip()
+    return _DAY.label(to_ms(value, name))
 
-    Keep ``since`` at the first day that holds data: a query without a ``dt`` condition
+
+def partition_projection(
+    layout: KeyLayout, bucket: str, first_day: TimeInput, last_day: TimeInput | None = None
+) -> Projection:
+    """The projection of ``layout``'s folders in ``bucket``, for the days from ``first_day``
+    to ``last_day`` (``YYYY-MM-DD`` or any time input; default ``NOW``, so new days need no
+    table change).
+
+    Keep ``first_day`` at the first day that holds data: a query without a ``dt`` condition
     visits every projected day (times shards, times 24 for hours).
     """
     partition = _partitioned(layout)
@@ -81,8 +89,8 @@ def partition_projection(
             f"prefix={describe(layout.prefix)} holds '${{', which a storage.location.template "
             "would read as a column"
         )
-    first = _DAY.label(to_ms(since, "since"))
-    last = "NOW" if until is None else _DAY.label(to_ms(until, "until"))
+    first = _day(first_day, "first_day")
+    last = "NOW" if last_day is None else _day(last_day, "last_day")
     location = f"s3://{bucket}/{layout.prefix}"
     columns: list[tuple[str, str]] = []
     properties = {"projection.enabled": "true"}

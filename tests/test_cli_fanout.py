@@ -1,6 +1,6 @@
-"""``ls --slice I/N`` and ``ls --manifest`` on moto, and the manifest format: slices printed by
-separate runs are the window, nothing twice; manifests parse back to exactly the window's keys
-(commas, spaces, '+', unicode in keys), written locally or to S3."""
+"""``ls --slice I/N``, ``ls --manifest`` (on moto) and ``athena``, and the manifest format: slices
+printed by separate runs are the window, nothing twice; manifests parse back to exactly the
+window's keys (commas, spaces, '+', unicode in keys), written locally or to S3."""
 
 from __future__ import annotations
 
@@ -171,3 +171,24 @@ def test_manifest_line_examples() -> None:
 def test_parse_refuses_lines_that_are_not_bucket_key(line: str) -> None:
     with pytest.raises(InvalidValue, match="manifest line 1"):
         list(parse_manifest([line]))
+
+
+# --- athena -------------------------------------------------------------------------------------
+
+
+def test_athena_prints_the_table_and_the_where_of_a_window(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["athena", "s3://logs/app/", "--shards", "4", "--period", "hour"]
+    window = ["--since", "2024-05-17T09:30:00Z", "--until", "2024-05-19T03:00:00Z"]
+    assert main([*argv, "--first-day", "2024-01-01", "--table", "app", *window]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("CREATE EXTERNAL TABLE app (")
+    assert "'storage.location.template' = 's3://logs/app/${shard}/dt=${dt}/hr=${hr}/'" in out
+    assert "'projection.dt.range' = '2024-01-01,NOW'" in out
+    assert out.endswith(
+        "WHERE ((dt = '2024-05-17' AND hr >= 9) OR dt = '2024-05-18' OR "
+        "(dt = '2024-05-19' AND hr <= 2))\n"
+    )
+    assert main(["athena", "s3://logs/app/", "--period", "day", "--first-day", "May"]) == 2
+    assert "first_day='May'" in capsys.readouterr().err
