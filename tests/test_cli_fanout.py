@@ -120,6 +120,19 @@ def test_manifest_to_a_file_is_exactly_the_window(
     assert first == listed(capsys, *WINDOW, "--slice", "0/2") and 0 < len(first) < len(whole)
 
 
+def test_manifest_of_what_is_new_since_a_checkpoint(
+    s3: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target, checkpoint = tmp_path / "new.csv", str(tmp_path / "checkpoint.json")
+    argv = [*_ls(), "--since", "2024-05-17T09:00:00Z", "--checkpoint", checkpoint, "--settle", "0"]
+    assert main([*argv, "--manifest", str(target)]) == 0
+    first = [key for _, key in parse_manifest(target.read_text().splitlines())]
+    assert len(first) == 61  # the window's 60 and the one at 10:00, not the one before 09:00
+    capsys.readouterr()
+    assert main([*argv, "--manifest", str(target)]) == 0  # nothing new: an empty manifest
+    assert target.read_text() == ""
+
+
 def _ls() -> list[str]:
     return ["ls", LOCATION, *LAYOUT_ARGS]
 
