@@ -27,13 +27,16 @@ from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysE
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
+from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
-from ulidkeys.planning.plans import resolve_window
+from ulidkeys.planning.plans import Plan, resolve_window
+from ulidkeys.planning.projection import partition_projection, window_predicate
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import END_OF_TIME_MS, human_span, resolution_table
 from ulidkeys.progress import track
 from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
+from ulidkeys.s3.manifests import put_manifest, write_manifest
 from ulidkeys.timeinput import MAX_MS, TIME_TEXT_RULE, format_ms, to_ms
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import Monotonic, batch
@@ -393,10 +396,15 @@ def _cmd_ls(args: argparse.Namespace) -> int:
     layout = _ls_layout(args, prefix)
     directory = is_directory_bucket(bucket_name)
     if args.checkpoint is not None:
-        _refuse_with_checkpoint(args, "latest")
+        _refuse_with_checkpoint(args, "latest", "slice")
+    if args.slice is not None and args.latest is not None:
+        raise InvalidValue("--slice cuts a window into pieces; --latest has no fixed window")
     if args.explain:
         if args.latest is not None:
             raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
+        if args.slice is not None:
+            print(_slice_plan(args, layout, directory).explain())
+            return 0
         if args.since is None and args.cursor is None:
             raise InvalidWindow("ls --explain needs --since")
         start, end = resolve_window(args.since, args.until, args.cursor)
@@ -406,11 +414,15 @@ def _cmd_ls(args: argparse.Namespace) -> int:
     session = _session(args)
     bucket = Bucket(session.client("s3", endpoint_url=args.endpoint_url), bucket_name, layout)
     show = _show_objects(args, layout)
+    if args.manifest is not None:
+        show = _manifest_output(args, session, bucket_name)
     if args.checkpoint is not None:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
         return _consume(bucket.consume(store, **_consume_options(args)), show, "objects")
     if args.latest is not None:
         listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor)
+    elif args.slice is not None:
+        listing = bucket.run(_slice_plan(args, layout, directory))
     elif args.since is None and args.cursor is None:
         raise InvalidWindow("ls needs --since (or --latest N)")
     else:
@@ -424,6 +436,79 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout"
     )
     _print_cursor(listing.cursor)
+    return 0
+
+
+def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) -> Plan[ListCall]:
+    """``--slice I/N``: the plan of slice I (0-based) of N of the window, resumed at
+    ``--cursor`` (one this slice's listing printed).
+
+    Every worker cuts the window itself, so both ends must be fixed times: an end read from
+    each worker's clock ('now', the default --until) would cut a different window on each.
+    """
+    index_text, slash, count_text = str(args.slice).partition("/")
+    if not (slash and index_text.isascii() and index_text.isdigit() and count_text.isdigit()):
+        raise InvalidValue(f"--slice {args.slice!r} must look like I/N, e.g. 0/8 (I from 0)")
+    index, count = int(index_text), int(count_text)
+    if not 0 <= index < count:
+        raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
+    for name in ("since", "until"):
+        value = getattr(args, name)
+        if value is None or to_ms(value, name, now=0) != to_ms(value, name, now=1):
+            raise InvalidWindow(
+                f"--slice needs a fixed --{name} (ISO-8601 or epoch ms, not 'now' or a time "
+                "relative to it): every worker must cut the same window"
+            )
+    start, end = resolve_window(args.since, args.until)
+    whole = plan_listing(layout, start, end, directory_bucket=directory)
+    return whole.slice_plan(whole.slices(count)[index], args.cursor)
+
+
+def _manifest_output(
+    args: argparse.Namespace, session: Any, bucket_name: str
+) -> Callable[[Iterable[Mapping[str, Any]]], int]:
+    """``--manifest FILE|s3://BUCKET/KEY``: the objects go to an S3 Batch Operations CSV
+    manifest instead of stdout (which gets the ``Manifest`` argument of
+    ``aws s3control create-job`` for a manifest written to S3)."""
+    target = args.manifest
+    if target.startswith("s3://"):
+        target_bucket, key = split_s3_url(target)
+        if not key or key.endswith("/"):
+            raise InvalidValue(f"--manifest {target!r} must name an object: s3://BUCKET/KEY")
+        client = session.client("s3", endpoint_url=args.endpoint_url)
+
+        def upload(objects: Iterable[Mapping[str, Any]]) -> int:
+            count, manifest = put_manifest(client, objects, bucket_name, target_bucket, key)
+            print(json.dumps(manifest, sort_keys=True))
+            print(f"manifest of {count} objects written to {target}", file=sys.stderr)
+            return count
+
+        return upload
+
+    def write(objects: Iterable[Mapping[str, Any]]) -> int:
+        # Written next to the target and renamed when complete: a listing that fails
+        # part-way leaves no manifest that looks whole.
+        part = target + ".part"
+        with open(part, "w", encoding="utf-8", newline="") as out:
+            count = write_manifest(objects, bucket_name, out)
+        os.replace(part, target)
+        print(f"manifest of {count} objects written to {target}", file=sys.stderr)
+        return count
+
+    return write
+
+
+def _cmd_athena(args: argparse.Namespace) -> int:
+    """The Athena table of a layout's period folders (partition projection), and with
+    ``--since`` the ``WHERE`` condition that reads only the window's folders."""
+    bucket_name, prefix = split_s3_url(args.location)
+    layout = KeyLayout(prefix=prefix, shards=args.shards or None, period=args.period)
+    projection = partition_projection(layout, bucket_name, args.first_day, args.last_day)
+    print(projection.ddl(args.table) + ";")
+    if args.since is not None:
+        start, end = resolve_window(args.since, args.until)
+        print(f"-- [{format_ms(start)}, {format_ms(end)}):")
+        print(f"WHERE {window_predicate(layout, start, end)}")
     return 0
 
 
@@ -708,6 +793,18 @@ def build_parser() -> argparse.ArgumentParser:
         ".png, not .tar.jpg); without it keys with any extension are listed",
     )
     _add_output(ls)
+    ls.add_argument(
+        "--slice",
+        metavar="I/N",
+        help="list only slice I (0-based) of N equal time slices of the window, for N workers "
+        "that share nothing (needs fixed --since and --until)",
+    )
+    ls.add_argument(
+        "--manifest",
+        metavar="FILE|s3://BUCKET/KEY",
+        help="write the objects as an S3 Batch Operations CSV manifest (bucket,key) instead of "
+        "printing them",
+    )
     _add_aws_options(ls)
     ls.set_defaults(handler=_cmd_ls)
 
@@ -728,6 +825,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(query, default="jsonl")
     _add_aws_options(query)
     query.set_defaults(handler=_cmd_query)
+
+    athena = command("athena", "Athena table (partition projection) of a layout's period folders")
+    athena.add_argument("location", help="s3://BUCKET/PREFIX (the layout's prefix)")
+    athena.add_argument("--period", choices=["day", "hour"], required=True, help="period folders")
+    athena.add_argument("--shards", type=count_arg, default=0, help="shard folders in the layout")
+    athena.add_argument("--first-day", required=True, help="first day to project (ISO-8601)")
+    athena.add_argument("--last-day", default=None, help="last day to project (default: NOW)")
+    athena.add_argument("--table", default="objects", help="table name (default: objects)")
+    athena.add_argument("--since", help="also print the WHERE condition of this window")
+    athena.add_argument("--until", default=None, help="end of that window (default: now)")
+    athena.set_defaults(handler=_cmd_athena)
 
     demo = command("demo", "a tour of the library")
     demo.set_defaults(handler=_cmd_demo)

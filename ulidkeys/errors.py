@@ -160,6 +160,10 @@ class InvalidCheckpoint(InvalidValue):
     """A consumer checkpoint that is damaged, of a newer format, or of another listing."""
 
 
+class InvalidSlice(InvalidValue):
+    """A window slice that is damaged, or belongs to another window or listing."""
+
+
 # --- failures S3 or DynamoDB reported, or that their answers showed ------------------------
 
 

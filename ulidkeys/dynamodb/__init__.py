@@ -16,7 +16,7 @@ from ulidkeys.ids.tickets import TICKET, TicketSplit
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity, Index
 from ulidkeys.planning.partitions import Period
-from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window
 from ulidkeys.planning.sortkeys import MAX_SORT_KEY_BYTES, key_after, key_before
 from ulidkeys.planning.templates import KeySchema, KeyTemplate
@@ -41,6 +41,7 @@ __all__ = [
     "QueryCall",
     "QuerySource",
     "Results",
+    "Slice",
     "Stats",
     "Table",
     "Target",

@@ -17,7 +17,7 @@ from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, descr
 from ulidkeys.execution import Page, Results, run
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.entity import Entity
-from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call
 from ulidkeys.timeinput import TimeInput
 
@@ -135,6 +135,31 @@ class Table(Consumable):
             **fields,
         )
         return self.run(query_plan, page_size=page_size, max_workers=max_workers)
+
+    def query_slice(
+        self,
+        piece: Slice,
+        *,
+        newest_first: bool = False,
+        index: str | None = None,
+        cursor: str | None = None,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        **fields: object,
+    ) -> Results[Item]:
+        """The items of one slice of a window (``plan.slices(n)[i]`` or ``Slice.from_json``):
+        what one of many workers queries; ``cursor=`` resumes the slice's own query."""
+        whole = plan_query(
+            self.entity,
+            piece.window_start_ms,
+            piece.window_end_ms,
+            newest_first=newest_first,
+            index=index,
+            fields=fields,
+        )
+        return self.run(
+            whole.slice_plan(piece, cursor), page_size=page_size, max_workers=max_workers
+        )
 
     def latest(
         self,

@@ -341,6 +341,21 @@ def plan_window(
                 groups.append(chains)
     _check_calls(sum(len(group) for group in groups))
     kind = "directory bucket" if directory_bucket else "general-purpose bucket"
+
+    def replan(start: int, end: int, cursor: str | None) -> Plan[ListCall]:
+        """The same listing over another window (a slice of this one)."""
+        return plan_window(
+            layout,
+            start,
+            end,
+            cursor=cursor,
+            directory_bucket=directory_bucket,
+            max_keys=max_keys,
+            newest_first=newest_first,
+            title=title,
+            expected_keys=expected_keys,
+        )
+
     return Plan(
         groups=tuple(groups),
         start_ms=start_ms,
@@ -356,6 +371,7 @@ def plan_window(
         slicer=None
         if directory_bucket or layout.newest_first
         else partial(slice_call, layout, position),
+        replan=replan,
     )
 
 

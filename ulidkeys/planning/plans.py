@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
-from ulidkeys.errors import InvalidCursor, InvalidType, describe
+from ulidkeys.errors import InvalidCursor, InvalidSlice, InvalidType, describe, require_count
 from ulidkeys.timeinput import TimeInput, format_ms
 from ulidkeys.timewindow import TimeWindow
 
@@ -30,6 +30,8 @@ OUTSIDE = "outside"  # it fits, but its time is outside the window, or it is not
 
 #: Most call chains one plan may hold: a wider fan-out is almost surely a mistaken window.
 MAX_CALLS = 10_000
+#: Most slices one window may be cut into (one per worker of a fan-out).
+MAX_SLICES = 100_000
 
 
 class Call(Protocol):
@@ -82,7 +84,9 @@ class Plan(Generic[CallT]):
     ``scope`` names what is listed (layout or entity, fields), so a cursor is refused by any
     other listing. ``slicer(call, lo_ms, hi_ms)`` (None: chains are not split) makes the call
     that lists a chain's keys of ``[lo_ms, hi_ms)`` only, with the plan's ``after``: the
-    executor uses it to list one chain as concurrent time slices.
+    executor uses it to list one chain as concurrent time slices. ``replan`` (set by the
+    planners) makes the same listing's plan for another window, optionally resumed at a
+    cursor: what :meth:`slice_plan` runs one of a window's :meth:`slices` with.
     """
 
     groups: tuple[tuple[CallT, ...], ...]
@@ -96,6 +100,9 @@ class Plan(Generic[CallT]):
     after: Position | None = None
     before: Position | None = None
     slicer: Callable[[Any, int, int], Any] | None = field(default=None, repr=False, compare=False)
+    replan: Callable[[int, int, str | None], Plan[CallT]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def calls(self) -> tuple[CallT, ...]:
@@ -143,6 +150,132 @@ class Plan(Generic[CallT]):
 
     def __str__(self) -> str:
         return self.explain()
+
+    # --- slices: pieces of the window for workers that share nothing ---------------------------
+    def slices(self, n: int) -> list[Slice]:
+        """``n`` disjoint slices of this plan's window whose union is the window, in time order.
+
+        Slice ``i`` is the milliseconds ``[start + w*i//n, start + w*(i+1)//n)`` (``w`` the
+        window's width), on every shard: an item belongs to the one slice holding its id's
+        time, so workers listing one slice each (:meth:`slice_plan`) list every item once.
+        The cut depends on the window and ``n`` only, so each worker can cut it itself.
+        """
+        require_count(n, "n", 1, MAX_SLICES)
+        if self.limit is not None or self.after is not None or self.before is not None:
+            raise InvalidSlice(
+                "only the plan of a whole window can be sliced (this one has a limit, a cursor "
+                "or after=); slice the window, then resume each slice with its own cursor"
+            )
+        return [Slice(self.scope, self.start_ms, self.end_ms, i, n) for i in range(n)]
+
+    def slice_plan(self, piece: Slice, cursor: str | None = None) -> Plan[CallT]:
+        """The plan listing exactly ``piece`` (a slice of this plan's window), resumed just past
+        ``cursor`` (a cursor the same slice's listing gave) if given."""
+        if not isinstance(piece, Slice):
+            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
+        if piece.scope != self.scope or piece.window != (self.start_ms, self.end_ms):
+            raise InvalidSlice(
+                f"{piece} belongs to another listing or window than this plan "
+                f"({format_ms(self.start_ms)} .. {format_ms(self.end_ms)}); plan the slice's "
+                "own window with the same layout or entity"
+            )
+        if self.replan is None:
+            raise InvalidSlice(f"this plan ({self.title}) was made by hand and cannot re-plan")
+        return self.replan(piece.start_ms, piece.end_ms, cursor)
+
+
+_SLICE_MARK = "ulidkeys_slice"
+_SLICE_FIELDS = {_SLICE_MARK, "scope", "window", "index", "count", "start_ms", "end_ms"}
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Slice ``index`` (0-based) of ``count`` of a listing's window: ``[start_ms, end_ms)``.
+
+    Plain, JSON-safe data (:meth:`to_json`, :meth:`from_json`) to hand to a worker: an AWS
+    Batch array job, a Lambda, a Spark or Dask task. ``scope`` names the listing (layout or
+    entity and fields), so a slice is refused by any other listing.
+    """
+
+    scope: str
+    window_start_ms: int
+    window_end_ms: int
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        require_count(self.count, "count", 1, MAX_SLICES)
+        require_count(self.index, "index", 0, self.count - 1)
+
+    @property
+    def window(self) -> tuple[int, int]:
+        """The whole window the slice is a piece of."""
+        return self.window_start_ms, self.window_end_ms
+
+    @property
+    def start_ms(self) -> int:
+        width = self.window_end_ms - self.window_start_ms
+        return self.window_start_ms + width * self.index // self.count
+
+    @property
+    def end_ms(self) -> int:
+        width = self.window_end_ms - self.window_start_ms
+        return self.window_start_ms + width * (self.index + 1) // self.count
+
+    def to_json(self) -> str:
+        """One line of JSON; ``start_ms``/``end_ms`` are spelled out for readers in other
+        languages and checked against ``window``, ``index`` and ``count`` when read back."""
+        body = {
+            _SLICE_MARK: 1,
+            "scope": self.scope,
+            "window": list(self.window),
+            "index": self.index,
+            "count": self.count,
+            "start_ms": self.start_ms,
+            "end_ms": self.end_ms,
+        }
+        return json.dumps(body, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Slice:
+        """The slice a :meth:`to_json` text holds; InvalidSlice for anything else."""
+        try:
+            body = json.loads(text)
+        except (ValueError, TypeError):
+            body = None
+        ints = (
+            [body.get(name) for name in ("index", "count", "start_ms", "end_ms")]
+            if isinstance(body, dict)
+            else []
+        )
+        window = body.get("window") if isinstance(body, dict) else None
+        if (
+            not isinstance(body, dict)
+            or set(body) != _SLICE_FIELDS
+            or body[_SLICE_MARK] != 1
+            or not isinstance(body["scope"], str)
+            or not isinstance(window, list)
+            or len(window) != 2
+            or any(type(value) is not int for value in [*ints, *window])
+            or not 0 <= body["index"] < body["count"] <= MAX_SLICES
+            or window[0] > window[1]
+        ):
+            raise InvalidSlice(
+                f"text={describe(text)} is not a ulidkeys slice (Slice.to_json() of format 1)"
+            )
+        piece = cls(body["scope"], window[0], window[1], body["index"], body["count"])
+        if (piece.start_ms, piece.end_ms) != (body["start_ms"], body["end_ms"]):
+            raise InvalidSlice(
+                f"text={describe(text)} is damaged: its start_ms/end_ms are not slice "
+                f"{piece.index} of {piece.count} of its window"
+            )
+        return piece
+
+    def __str__(self) -> str:
+        return (
+            f"slice {self.index}/{self.count} [{format_ms(self.start_ms)}, "
+            f"{format_ms(self.end_ms)})"
+        )
 
 
 def scope_of(*parts: object) -> str:

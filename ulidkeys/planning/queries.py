@@ -146,7 +146,14 @@ def plan_query(
     opposite of ``newest_first``.
     """
     require_count(limit, "limit", 0, optional=True)
-    later_buckets_first = newest_first
+
+    def replan(start: int, end: int, resume: str | None) -> Plan[QueryCall]:
+        """The same query over another window (a slice of this one)."""
+        return plan_query(
+            entity, start, end, newest_first=asked, index=index, cursor=resume, fields=fields
+        )
+
+    asked = later_buckets_first = newest_first
     newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
     if after is not None and cursor is not None:
         raise InvalidQuery("pass after= or cursor=, not both")
@@ -241,6 +248,7 @@ def plan_query(
         newest_first=newest_first,
         limit=limit,
         after=position,
+        replan=replan,
     )
 
 

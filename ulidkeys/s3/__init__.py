@@ -9,7 +9,7 @@ from ulidkeys.execution import Results, Stats
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_window
-from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket, ListingSource, PeriodFolder, is_directory_bucket
 from ulidkeys.s3.checkpoints import S3CheckpointStore
 from ulidkeys.s3.pages import install_fast_pages, remove_fast_pages
@@ -34,6 +34,7 @@ __all__ = [
     "PresignedUpload",
     "Results",
     "S3CheckpointStore",
+    "Slice",
     "Stats",
     "install_fast_pages",
     "is_directory_bucket",

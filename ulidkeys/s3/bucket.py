@@ -38,7 +38,7 @@ from ulidkeys.planning.listings import (
     resume_position,
 )
 from ulidkeys.planning.partitions import DAY_MS, Period
-from ulidkeys.planning.plans import Cursor, Plan, Position, resolve_window
+from ulidkeys.planning.plans import Cursor, Plan, Position, Slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
 from ulidkeys.s3.writing import PresignedUpload, presigned_post, presigned_put, put_new
 from ulidkeys.timeinput import TimeInput, ms_to_datetime
@@ -191,6 +191,14 @@ class Bucket(Consumable):
         """
         plan = self.plan_window(since, until, after=after, cursor=cursor)
         return self.run(plan, max_workers=max_workers, split=split)
+
+    def list_slice(
+        self, piece: Slice, *, cursor: str | None = None, max_workers: int = 8
+    ) -> Results[Obj]:
+        """The objects of one slice of a window (``plan.slices(n)[i]`` or ``Slice.from_json``):
+        what one of many workers lists; ``cursor=`` resumes the slice's own listing."""
+        plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
+        return self.run(plan.slice_plan(piece, cursor), max_workers=max_workers)
 
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True

@@ -1,0 +1,170 @@
+"""Athena/Glue partition projection for layouts with period folders, and the SQL that prunes.
+
+A layout's shard and ``dt=``/``hr=`` folders become projected partition columns (``shard``,
+``dt``, ``hr``), so Athena computes partition locations instead of asking the Glue catalog, and
+a window's ``WHERE`` clause reads only the folders that can hold the window's objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ulidkeys.errors import InvalidLayout, InvalidValue, describe
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.partitions import DAY_MS, HOUR_MS, Period
+from ulidkeys.timeinput import TimeInput, to_ms
+
+_DAY = Period("day")
+
+
+@dataclass(frozen=True)
+class Projection:
+    """The partition columns and table properties of one layout's Athena table.
+
+    ``columns`` are ``(name, type)`` for ``PARTITIONED BY``: ``shard int`` (with shards),
+    ``dt string`` (``yyyy-MM-dd``), ``hr int`` (hour layouts); ``properties`` the
+    ``TBLPROPERTIES`` (``projection.*`` and ``storage.location.template``); ``location`` the
+    table's ``LOCATION``.
+    """
+
+    columns: tuple[tuple[str, str], ...]
+    properties: dict[str, str]
+    location: str
+
+    def ddl(self, table: str = "objects", data_columns: str = "line string") -> str:
+        """A ``CREATE EXTERNAL TABLE`` statement with these partitions (``data_columns``: the
+        column list of the files' own data; add a ``ROW FORMAT``/``STORED AS`` for them)."""
+        partitions = ", ".join(f"{name} {kind}" for name, kind in self.columns)
+        lines = [
+            f"CREATE EXTERNAL TABLE {table} ({data_columns})",
+            f"PARTITIONED BY ({partitions})",
+            f"LOCATION {_sql_text(self.location)}",
+            "TBLPROPERTIES (",
+            ",\n".join(
+                f"  {_sql_text(name)} = {_sql_text(value)}"
+                for name, value in self.properties.items()
+            ),
+            ")",
+        ]
+        return "\n".join(lines)
+
+
+def _sql_text(text: str) -> str:
+    """A SQL string literal: quotes doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _partitioned(layout: KeyLayout) -> Period:
+    if not isinstance(layout, KeyLayout):
+        raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
+    if layout.partition is None:
+        raise InvalidLayout(
+            f"{layout} has no period folders; partition projection needs period='day' or 'hour'"
+        )
+    return layout.partition
+
+
+def _day(value: TimeInput, name: str) -> str:
+    """The UTC day label of a time, or of a plain ``YYYY-MM-DD`` (a day needs no offset)."""
+    if isinstance(value, str) and _DAY.parse_label(value.strip()) is not None:
+        return value.strip()
+    return _DAY.label(to_ms(value, name))
+
+
+def partition_projection(
+    layout: KeyLayout, bucket: str, first_day: TimeInput, last_day: TimeInput | None = None
+) -> Projection:
+    """The projection of ``layout``'s folders in ``bucket``, for the days from ``first_day``
+    to ``last_day`` (``YYYY-MM-DD`` or any time input; default ``NOW``, so new days need no
+    table change).
+
+    Keep ``first_day`` at the first day that holds data: a query without a ``dt`` condition
+    visits every projected day (times shards, times 24 for hours).
+    """
+    partition = _partitioned(layout)
+    if not isinstance(bucket, str) or not bucket or "/" in bucket:
+        raise InvalidValue(f"bucket={describe(bucket)} must be a bucket name")
+    if "${" in layout.prefix:
+        raise InvalidLayout(
+            f"prefix={describe(layout.prefix)} holds '${{', which a storage.location.template "
+            "would read as a column"
+        )
+    first = _day(first_day, "first_day")
+    last = "NOW" if last_day is None else _day(last_day, "last_day")
+    location = f"s3://{bucket}/{layout.prefix}"
+    columns: list[tuple[str, str]] = []
+    properties = {"projection.enabled": "true"}
+    template = location
+    if layout.shards:
+        columns.append(("shard", "int"))
+        properties.update(
+            {
+                "projection.shard.type": "integer",
+                "projection.shard.range": f"0,{layout.shards - 1}",
+                "projection.shard.digits": str(len(layout.shard_folder(0)) - 1),
+            }
+        )
+        template += "${shard}/"
+    columns.append(("dt", "string"))
+    properties.update(
+        {
+            "projection.dt.type": "date",
+            "projection.dt.format": "yyyy-MM-dd",
+            "projection.dt.range": f"{first},{last}",
+            "projection.dt.interval": "1",
+            "projection.dt.interval.unit": "DAYS",
+        }
+    )
+    template += "dt=${dt}/"
+    if partition.size == "hour":
+        columns.append(("hr", "int"))
+        properties.update(
+            {
+                "projection.hr.type": "integer",
+                "projection.hr.range": "0,23",
+                "projection.hr.digits": "2",
+            }
+        )
+        template += "hr=${hr}/"
+    properties["storage.location.template"] = template
+    return Projection(tuple(columns), properties, location)
+
+
+def window_predicate(layout: KeyLayout, start_ms: int, end_ms: int) -> str:
+    """A SQL condition on ``dt`` (and ``hr``) true for exactly the folders that ``[start_ms,
+    end_ms)`` touches, so Athena reads only those.
+
+    Folders are whole days or hours: objects in the first and last folder may lie outside the
+    window, so filter rows by their own time (or id) too when the edges matter.
+    """
+    partition = _partitioned(layout)
+    spans = list(partition.spans(start_ms, end_ms))
+    if not spans:
+        return "FALSE"
+    first, last = spans[0][0], spans[-1][0]
+    if partition.size == "day":
+        return _day_range(first, last)
+    first_hour, last_hour = first % DAY_MS // HOUR_MS, last % DAY_MS // HOUR_MS
+    first_day, last_day = first - first % DAY_MS, last - last % DAY_MS
+    if first_day == last_day:
+        if first_hour == 0 and last_hour == 23:
+            return _day_range(first_day, first_day)
+        return f"(dt = '{_DAY.label(first_day)}' AND hr BETWEEN {first_hour} AND {last_hour})"
+    parts = []
+    whole_from, whole_to = first_day, last_day
+    if first_hour > 0:  # the first day is only partly in the window
+        parts.append(f"(dt = '{_DAY.label(first_day)}' AND hr >= {first_hour})")
+        whole_from += DAY_MS
+    if last_hour < 23:
+        whole_to -= DAY_MS
+    if whole_from <= whole_to:
+        parts.append(_day_range(whole_from, whole_to))
+    if last_hour < 23:
+        parts.append(f"(dt = '{_DAY.label(last_day)}' AND hr <= {last_hour})")
+    return "(" + " OR ".join(parts) + ")" if len(parts) > 1 else parts[0]
+
+
+def _day_range(first: int, last: int) -> str:
+    if first == last:
+        return f"dt = '{_DAY.label(first)}'"
+    return f"dt BETWEEN '{_DAY.label(first)}' AND '{_DAY.label(last)}'"
