@@ -76,7 +76,7 @@ def test_slices_printed_by_separate_runs_are_the_window(
 
 
 def test_explain_prints_the_slice_plan(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ls", "s3://b/u/", *WINDOW, "--slice", "1/4", "--explain"]) == 0
+    assert main(["ls", "s3://photos/u/", *WINDOW, "--slice", "1/4", "--explain"]) == 0
     out = capsys.readouterr().out
     assert "2024-05-17T09:15:00.000Z .. 2024-05-17T09:30:00.000Z" in out
 
@@ -97,7 +97,7 @@ def test_explain_prints_the_slice_plan(capsys: pytest.CaptureFixture[str]) -> No
 def test_slice_mistakes_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], extra: list[str], message: str
 ) -> None:
-    assert main(["ls", "s3://b/u/", *extra, "--explain"]) == 2
+    assert main(["ls", "s3://photos/u/", *extra, "--explain"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
 
