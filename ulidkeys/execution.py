@@ -24,6 +24,7 @@ CallT = TypeVar("CallT", bound=Call)
 CallC = TypeVar("CallC", bound=Call, contravariant=True)
 Ordered = tuple[Position, Any]
 _Self = TypeVar("_Self", bound="Closing")
+S = TypeVar("S")
 
 
 @dataclass
@@ -194,7 +195,34 @@ class Closing:
         self.close()
 
 
-class Results(Closing, Iterator[Item]):
+class Yielded:
+    """``.stats``, ``.cursor`` and ``.position`` of a stream of results: the one bookkeeping of
+    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``)."""
+
+    def __init__(self, cursor_of: Callable[[Position], str], stats: Stats | None = None) -> None:
+        self.stats = stats if stats is not None else Stats()
+        self._cursor_of = cursor_of
+        self._last: Position | None = None
+
+    def _took(self, entry: Ordered) -> Any:
+        """The item of an entry handed to the caller (counted; the cursor moves past it)."""
+        position, item = entry
+        self._last = position
+        self.stats.returned += 1
+        return item
+
+    @property
+    def cursor(self) -> str | None:
+        """Where to resume: just past the last item yielded (None before the first)."""
+        return None if self._last is None else self._cursor_of(self._last)
+
+    @property
+    def position(self) -> Position | None:
+        """``(id, key)`` of the last item yielded."""
+        return self._last
+
+
+class Results(Yielded, Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
@@ -208,27 +236,11 @@ class Results(Closing, Iterator[Item]):
         cursor_of: Callable[[Position], str],
         stats: Stats | None = None,
     ) -> None:
-        self.stats = stats if stats is not None else Stats()
+        super().__init__(cursor_of, stats)
         self._items = source(self.stats)
-        self._cursor_of = cursor_of
-        self._last: Position | None = None
 
     def __next__(self) -> Item:
-        position, item = next(self._items)
-        self._last = position
-        self.stats.returned += 1
-        return item  # type: ignore[no-any-return]
-
-    @property
-    def cursor(self) -> str | None:
-        """Where to resume: just past the last item yielded (None before the first)."""
-        return None if self._last is None else self._cursor_of(self._last)
-
-    @property
-    def position(self) -> Position | None:
-        """``(id, key)`` of the last item yielded."""
-        return self._last
-
+        return self._took(next(self._items))  # type: ignore[no-any-return]
 
 
 class _Inline:
@@ -246,8 +258,101 @@ class _Inline:
         return None
 
 
-class _Runner(Generic[CallT]):
-    """One running plan: a pool, the source, and the count of items still wanted."""
+class Merge:
+    """The one k-way merge of a group's chains, without I/O: entries come out in result order
+    (by position, descending for newest-first plans; ties in chain order). The shell
+    pushes each chain's first entry, then after each :meth:`pop` the next entry of the
+    chain that gave it, so a chain is read only as far as the caller reads."""
+
+    def __init__(self, descending: bool) -> None:
+        self._heap: list[tuple[Any, int, Ordered]] = []
+        self._key: Callable[[Position], Any] = _Descending if descending else _same
+
+    def push(self, chain: int, entry: Ordered | None) -> None:
+        """The next entry of chain number ``chain`` (None: that chain has ended)."""
+        if entry is not None:
+            heapq.heappush(self._heap, (self._key(entry[0]), chain, entry))
+
+    def pop(self) -> tuple[int, Ordered]:
+        """``(chain, entry)``: the next entry in result order and the chain it came from."""
+        _, chain, entry = heapq.heappop(self._heap)
+        return chain, entry
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+
+def _same(position: Position) -> Position:
+    return position
+
+
+class _Descending:
+    """A position that sorts the other way round (heapq only pops the smallest)."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+
+    def __lt__(self, other: _Descending) -> bool:
+        return bool(other.position < self.position)
+
+
+class Schedule(Generic[CallT]):
+    """What a running plan does next, without I/O; the thread shell (:class:`_Runner`) and the
+    asyncio shell (``ulidkeys.aio.execution``) drive it.
+
+    It gives each chain's next page limit (from the items still wanted), starts the groups in
+    result order (without a limit later ones start early, up to ``max_workers`` calls in
+    flight; with one a group starts only when the ones before it fall short) and counts the
+    items yielded against the limit. Read-ahead (the next page requested while this one is
+    consumed) is on unless a limit or page budget could make a request sent early a waste.
+    """
+
+    def __init__(
+        self, plan: Plan[CallT], stats: Stats, max_workers: int, page_budget: int | None
+    ) -> None:
+        self.plan, self.stats, self.page_budget = plan, stats, page_budget
+        self.max_workers = max_workers
+        self.read_ahead = plan.limit is None and page_budget is None
+        self.yielded = 0
+        self._ahead = 0 if plan.limit is not None else max_workers
+        self._started: deque[tuple[int, Any]] = deque()
+        self._pending = deque(() if plan.is_empty else plan.groups)
+
+    def remaining(self) -> int | None:
+        limit = self.plan.limit
+        return None if limit is None else limit - self.yielded
+
+    def chain_state(self, call: CallT) -> ChainState[CallT]:
+        return ChainState(self.plan, call, self.stats, self.page_budget)
+
+    def request(self, state: ChainState[CallT]) -> tuple[Any, int | None] | None:
+        """``(token, limit)`` of the chain's next request, None when it is done."""
+        return state.next_request(self.remaining())
+
+    def next_group(self, start: Callable[[tuple[CallT, ...]], S]) -> S | None:
+        """The next group in result order (None after the last), as ``start`` made it; starts
+        the groups that may run ahead of it."""
+        started, pending = self._started, self._pending
+        if not started and not pending:
+            return None
+        in_flight = sum(size for size, _ in started)
+        while pending and (not started or in_flight + len(pending[0]) <= self._ahead):
+            group = pending.popleft()
+            in_flight += len(group)
+            started.append((len(group), start(group)))
+        return started.popleft()[1]  # type: ignore[no-any-return]
+
+    def took(self) -> bool:
+        """Count one item yielded; True once the plan's limit is reached."""
+        self.yielded += 1
+        limit = self.plan.limit
+        return limit is not None and self.yielded >= limit
+
+
+class _Runner(Schedule[CallT]):
+    """The thread-pool shell: a running plan's requests go to a pool of ``max_workers``."""
 
     def __init__(
         self,
@@ -256,25 +361,18 @@ class _Runner(Generic[CallT]):
         stats: Stats,
         max_workers: int,
         page_budget: int | None,
-        read_ahead: bool,
     ) -> None:
-        self.plan, self.source, self.stats = plan, source, stats
-        self.page_budget, self.read_ahead = page_budget, read_ahead
+        super().__init__(plan, stats, max_workers, page_budget)
+        self.source = source
         calls = len(plan.calls)
-        self.max_workers = max_workers
         self.pool: Any = (
             _Inline()
             if calls <= 1 or max_workers == 1
             else ThreadPoolExecutor(min(max_workers, calls), thread_name_prefix="ulidkeys")
         )
-        self.yielded = 0
-
-    def remaining(self) -> int | None:
-        limit = self.plan.limit
-        return None if limit is None else limit - self.yielded
 
     def _send(self, state: ChainState[CallT]) -> Future[Page] | None:
-        request = state.next_request(self.remaining())
+        request = self.request(state)
         if request is None:
             return None
         token, limit = request
@@ -282,15 +380,13 @@ class _Runner(Generic[CallT]):
 
     def chain(self, call: CallT) -> Iterator[Ordered]:
         """The chain's positioned items; its first request is sent at once, so chains overlap."""
-        state = ChainState(self.plan, call, self.stats, self.page_budget)
+        state = self.chain_state(call)
         pending = self._send(state)
         return self._pages(state, pending)
 
     def _pages(self, state: ChainState[CallT], pending: Future[Page] | None) -> Iterator[Ordered]:
         while pending is not None:
             items = state.receive(pending.result())
-            # Read-ahead: ask for the next page while this one is consumed (not with a limit
-            # or a page budget, where a request sent early may be a request wasted).
             pending = self._send(state) if self.read_ahead else None
             yield from items
             if not self.read_ahead:
@@ -300,28 +396,24 @@ class _Runner(Generic[CallT]):
         streams = [self.chain(call) for call in calls]
         if len(streams) == 1:
             return streams[0]
-        return heapq.merge(*streams, key=_position, reverse=self.plan.newest_first)
+        return self._merged(streams)
+
+    def _merged(self, streams: list[Iterator[Ordered]]) -> Iterator[Ordered]:
+        merge = Merge(self.plan.newest_first)
+        for number, chain in enumerate(streams):
+            merge.push(number, next(chain, None))
+        while merge:
+            number, entry = merge.pop()
+            yield entry
+            merge.push(number, next(streams[number], None))
 
     def items(self) -> Iterator[Ordered]:
-        """Groups in result order. Without a limit later groups start early (up to the pool's
-        size in flight); with one a group starts only when the ones before it fall short."""
-        plan = self.plan
-        if plan.is_empty:
-            return
-        ahead = 0 if plan.limit is not None else self.max_workers
-        started: deque[tuple[int, Iterator[Ordered]]] = deque()
-        pending = deque(plan.groups)
+        """The plan's entries in result order; the pool is shut down when they end or stop."""
         try:
-            while started or pending:
-                in_flight = sum(size for size, _ in started)
-                while pending and (not started or in_flight + len(pending[0]) <= ahead):
-                    group = pending.popleft()
-                    in_flight += len(group)
-                    started.append((len(group), self.group(group)))
-                for entry in started.popleft()[1]:
+            while (group := self.next_group(self.group)) is not None:
+                for entry in group:
                     yield entry
-                    self.yielded += 1
-                    if plan.limit is not None and self.yielded >= plan.limit:
+                    if self.took():
                         return
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)
@@ -341,9 +433,7 @@ def stream(
     page_budget: int | None = None,
 ) -> Iterator[Ordered]:
     """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
-    read_ahead = plan.limit is None and page_budget is None
-    runner = _Runner(plan, source, stats, max_workers, page_budget, read_ahead)
-    return runner.items()
+    return _Runner(plan, source, stats, max_workers, page_budget).items()
 
 
 def run(plan: Plan[CallT], source: PageSource[CallT], *, max_workers: int = 8) -> Results[Any]:
@@ -356,6 +446,56 @@ def run(plan: Plan[CallT], source: PageSource[CallT], *, max_workers: int = 8) -
 
 #: ``walk_back`` starts with a slice this wide and grows it 4x while slices come back short.
 FIRST_SLICE_MS = 60_000
+
+
+class BackWalk:
+    """:func:`walk_back`'s slices, without I/O (its asyncio twin walks the same ones).
+
+    :meth:`next_slice` says which ``[low, high)`` to list next and with what page budget;
+    the shell reports :meth:`crowded` or :meth:`took` (how many items the slice gave).
+    """
+
+    def __init__(
+        self,
+        n: int,
+        start: int,
+        end: int,
+        page_size: int = 1000,
+        occupied: Iterable[tuple[int, int]] | None = None,
+    ) -> None:
+        self.remaining, self.start, self.end, self.page_size = n, start, end, page_size
+        self._width, self._crowded, self._low = FIRST_SLICE_MS, 0, end
+        self._spans = None if occupied is None else deque(occupied)
+
+    def next_slice(self) -> tuple[int, int, int | None] | None:
+        """``(low, high, page budget)`` of the next slice, None when the walk is over."""
+        if self.remaining <= 0 or self.end <= self.start:
+            return None
+        spans = self._spans
+        if spans is not None:
+            while spans and spans[0][0] >= self.end:
+                spans.popleft()
+            if not spans:
+                return None
+            self.end = min(self.end, spans[0][1])
+        end = self.end
+        low = self._low = max(self.start, end - self._width)
+        budget = None if end - low == 1 else 1 + 2 * self.remaining // self.page_size
+        return low, end, budget
+
+    def crowded(self) -> None:
+        """The slice needed more pages than its budget: retry it at a quarter of its width."""
+        self._crowded = self.end - self._low
+        self._width = max(1, self._crowded // 4)
+
+    def took(self, count: int) -> None:
+        """The slice gave ``count`` items (its newest, at most :attr:`remaining`): go on below."""
+        self.remaining -= count
+        if count:
+            self._crowded = 0
+        width, crowded = self._width, self._crowded
+        self.end = self._low
+        self._width = width * 4 if not crowded else min(width * 4, max(1, crowded // 2))
 
 
 def walk_back(
@@ -381,32 +521,21 @@ def walk_back(
     known to hold data, newest first, e.g. S3 day folders) lets the walk jump over empty time
     and end after the oldest span.
     """
-    remaining, width, crowded = n, FIRST_SLICE_MS, 0
-    spans = None if occupied is None else deque(occupied)
-    while remaining > 0 and end > start:
-        if spans is not None:
-            while spans and spans[0][0] >= end:
-                spans.popleft()
-            if not spans:
-                return
-            end = min(end, spans[0][1])
-        low = max(start, end - width)
-        plan = plan_slice(low, end)
-        budget = None if end - low == 1 else 1 + 2 * remaining // page_size
-        tail: deque[Ordered] = deque(maxlen=remaining)
-        items = stream(plan, source, stats, max_workers=max_workers, page_budget=budget)
+    walk = BackWalk(n, start, end, page_size, occupied)
+    while (step := walk.next_slice()) is not None:
+        low, high, budget = step
+        tail: deque[Ordered] = deque(maxlen=walk.remaining)
+        items = stream(
+            plan_slice(low, high), source, stats, max_workers=max_workers, page_budget=budget
+        )
         try:
             tail.extend(items)
         except Crowded:
-            crowded = end - low
-            width = max(1, crowded // 4)
+            walk.crowded()
             continue
         finally:
             close = getattr(items, "close", None)
             if close is not None:
                 close()
-        remaining -= len(tail)
+        walk.took(len(tail))
         yield from reversed(tail)
-        if tail:
-            crowded = 0
-        end, width = low, width * 4 if not crowded else min(width * 4, max(1, crowded // 2))
