@@ -261,7 +261,6 @@ class Consumption(Closing, Generic[Item]):
         return checkpoint
 
 
-
 class Consumable:
     """What a bound ``Bucket`` or ``Table`` adds for incremental consumers: :meth:`consume`.
 

@@ -32,6 +32,11 @@ class QuerySource:
         self.page_size = require_count(page_size, "page_size", 1, optional=True)
 
     def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
+        response = self.target.client.query(**self.request(call, token, limit))
+        return self.page(call, response)
+
+    def request(self, call: QueryCall, token: Any, limit: int | None) -> dict[str, Any]:
+        """The ``query`` arguments of a call's page (the sync and async shells')."""
         target = self.target
         args = call.request(target.table_name, typed=not target.plain)
         if token is not None:
@@ -40,7 +45,11 @@ class QuerySource:
             limit = self.page_size if limit is None else min(limit, self.page_size)
         if limit is not None:
             args["Limit"] = limit
-        response: Mapping[str, Any] = target.client.query(**args)
+        return args
+
+    def page(self, call: QueryCall, response: Mapping[str, Any]) -> Page:
+        """The page of a ``query`` answer: plain items keyed by their sort key."""
+        target = self.target
         items = response.get("Items")
         if not isinstance(items, list):
             raise UnexpectedResponse(

@@ -238,7 +238,13 @@ READERS: tuple[Callable[[str], list[Inspection]], ...] = (
 KNOWN: dict[str, IdScheme] = {
     scheme.name: scheme
     for scheme in (
-        ULID_SCHEME, *TAGGED_ULIDS, *_UUIDS, UUID1_ORDERED, KSUID, OBJECT_ID, *_SNOWFLAKES
+        ULID_SCHEME,
+        *TAGGED_ULIDS,
+        *_UUIDS,
+        UUID1_ORDERED,
+        KSUID,
+        OBJECT_ID,
+        *_SNOWFLAKES,
     )
 }
 
