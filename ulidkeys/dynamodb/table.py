@@ -75,12 +75,19 @@ class Table(Consumable):
     """
 
     def __init__(
-        self, table_or_client: TableOrClient, entity: Entity, *, table_name: str | None = None
+        self,
+        table_or_client: TableOrClient | Target,
+        entity: Entity,
+        *,
+        table_name: str | None = None,
     ) -> None:
         if not isinstance(entity, Entity):
             raise InvalidType(f"entity={describe(entity)} must be an Entity")
         self.entity = entity
-        self.target = Target.resolve(table_or_client, table_name)
+        if isinstance(table_or_client, Target):  # already resolved (the asyncio twin's)
+            self.target = table_or_client
+        else:
+            self.target = Target.resolve(table_or_client, table_name)
         self.name = self.target.table_name
 
     def __repr__(self) -> str:
@@ -160,13 +167,29 @@ class Table(Consumable):
 
         A bucketed entity needs ``since=`` to bound how many buckets are visited.
         """
+        query_plan = self.latest_plan(
+            n, since=since, until=until, cursor=cursor, index=index, **fields
+        )
+        return self.run(query_plan, max_workers=max_workers)
+
+    def latest_plan(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        index: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The plan of :meth:`latest` (and of its asyncio twin)."""
         require_count(n, "n")
         if self.entity.period is not None and since is None and cursor is None:
             raise InvalidQuery(
                 f"{self.entity.name} is bucketed by {self.entity.period}: give since= so the "
                 "query knows which buckets to visit"
             )
-        query_plan = plan_window(
+        return plan_window(
             self.entity,
             since,
             until,
@@ -176,7 +199,6 @@ class Table(Consumable):
             cursor=cursor,
             fields=fields,
         )
-        return self.run(query_plan, max_workers=max_workers)
 
     def consumed(
         self, listing: dict[str, object]
