@@ -209,7 +209,15 @@ def test_forked_children_must_rebind_and_then_stay_disjoint() -> None:
 GENERATORS: dict[str, Callable[[], str]] = {
     scheme.name: scheme.new
     for scheme in (
-        ULID_SCHEME, UUID7, UUID6, UUID1, UUID1_ORDERED, UUID4, KSUID, OBJECT_ID, ULID_TAG3,
+        ULID_SCHEME,
+        UUID7,
+        UUID6,
+        UUID1,
+        UUID1_ORDERED,
+        UUID4,
+        KSUID,
+        OBJECT_ID,
+        ULID_TAG3,
         TypeIdScheme("post"),
     )
 }
