@@ -8,8 +8,10 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid
     ids        ulidkeys.ids, ulidkeys.ids.*
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
-    execution  ulidkeys.execution[.*]
-    adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other)
+    execution  ulidkeys.execution[.*], ulidkeys.consuming, ulidkeys.steps, ulidkeys.aio.execution,
+               ulidkeys.aio.consuming
+    adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
+               ulidkeys.aio[.*] (asyncio twins; ulidkeys.aio.s3 and .dynamodb likewise)
     top        ulidkeys.cli, ulidkeys.demo, ulidkeys.baselines, ulidkeys.__main__
 
 ``ulidkeys/__init__.py`` is a facade: it may import core, ids and planning only, and only
@@ -51,8 +53,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("ulidkeys.errors", "ulidkeys.base32", "ulidkeys.timeinput", "ulidkeys.ulid")),
     ("ids", ("ulidkeys.ids",)),
     ("planning", ("ulidkeys.prefixcover", "ulidkeys.timewindow", "ulidkeys.planning")),
-    ("execution", ("ulidkeys.execution", "ulidkeys.consuming")),
-    ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb")),
+    (
+        "execution",
+        (
+            "ulidkeys.execution",
+            "ulidkeys.consuming",
+            "ulidkeys.steps",
+            "ulidkeys.aio.execution",
+            "ulidkeys.aio.consuming",
+        ),
+    ),
+    ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb", "ulidkeys.aio")),
     (
         "top",
         (
@@ -68,7 +79,12 @@ FACADE = "facade"  # the layer of the package root, ulidkeys/__init__.py
 FACADE_MAY_IMPORT = frozenset({"core", "ids", "planning"})
 FACADE_IMPORTED_BY = frozenset({"top"})
 # Groups of modules that must not import one another.
-INDEPENDENT: tuple[tuple[str, ...], ...] = (("ulidkeys.s3", "ulidkeys.dynamodb"),)
+INDEPENDENT: tuple[tuple[str, ...], ...] = (
+    ("ulidkeys.s3", "ulidkeys.dynamodb"),
+    ("ulidkeys.aio.s3", "ulidkeys.aio.dynamodb"),
+    ("ulidkeys.aio.s3", "ulidkeys.dynamodb"),
+    ("ulidkeys.aio.dynamodb", "ulidkeys.s3"),
+)
 # Only these may be imported inside a function (they are optional dependencies).
 OPTIONAL_PACKAGES = frozenset({"boto3", "botocore", "moto"})
 # Never imported at module level by these layers: they must work without boto3.

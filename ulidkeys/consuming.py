@@ -10,13 +10,13 @@ import contextlib
 import dataclasses
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.errors import CheckpointConflict, InvalidType, describe
-from ulidkeys.execution import Closing, Ordered, PageSource, Stats, check_workers, stream
+from ulidkeys.execution import Closing, PageSource, Stats, check_workers, stream
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
@@ -177,61 +177,62 @@ def _clock(now: Callable[[], TimeInput] | None) -> int:
     return to_ms(now(), "now()")
 
 
-class Consumption(Closing, Generic[Item]):
-    """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
+@dataclass(frozen=True)
+class Run:
+    """One consumer run as worked out before any listing request (by both shells): the plan
+    of its window and where it came from. :meth:`Consumable.open_run` makes it."""
 
-    ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
-    ``[start, end)``; ``.stats`` what it cost.
-    Not committing is safe: the next run from the stored checkpoint yields the same items again.
-    ``close()`` stops early; the checkpoint keeps what was yielded.
-    """
+    plan: Plan[Any]
+    source: Any  # the adapter's PageSource (the asyncio twin wraps it)
+    scheme: IdScheme
+    store: CheckpointStore
+    base: Checkpoint | None
+    token: Any
+    window: RunWindow
+    on_late: Callable[[LateArrival], object] | None
+    max_workers: int
 
-    def __init__(
-        self,
-        items: Callable[[ConsumeStats], Iterator[Ordered]],
-        store: CheckpointStore,
-        base: Checkpoint | None,
-        token: Any,
-        window: RunWindow,
-        scope: str,
-        scheme: IdScheme,
-        on_late: Callable[[LateArrival], object] | None,
-    ) -> None:
+
+class Delivery:
+    """What a run has delivered, without I/O: which listed items are new (:meth:`deliver`),
+    the stats, the checkpoint after them, and its commit. :class:`Consumption` and its asyncio
+    twin only feed it the listed entries."""
+
+    def __init__(self, run: Run) -> None:
         self.stats = ConsumeStats()
-        self.window = window
-        self.store, self._base, self._token = store, base, token
-        self._scope, self._scheme, self._on_late = scope, scheme, on_late
-        self._sequence = 0 if base is None else base.sequence
-        self._seen = frozenset() if base is None else base.delivered
+        self.window = run.window
+        self.store, self._base, self._token = run.store, run.base, run.token
+        self._scope, self._scheme, self._on_late = run.plan.scope, run.scheme, run.on_late
+        self._sequence = 0 if run.base is None else run.base.sequence
+        self._seen = frozenset() if run.base is None else run.base.delivered
         self._delivered: list[str] = []
         self._reached: int | None = None  # the id time of the last item yielded
         self._finished = False
-        self._items = items(self.stats)
 
-    def __iter__(self) -> Consumption[Item]:
-        return self
+    def deliver(self, position: Position) -> bool:
+        """Whether the listed item at ``position`` is new (then it counts as delivered); False
+        for one an earlier run delivered (read again in the overlap)."""
+        stats, window = self.stats, self.window
+        key = delivery_key(position)
+        if key in self._seen:
+            stats.repeated += 1
+            return False
+        ms = self._scheme.timestamp_ms(position[0])
+        if ms < window.watermark_ms:
+            depth = window.watermark_ms - ms
+            stats.late += 1
+            stats.late_depth_ms = max(stats.late_depth_ms, depth)
+            if self._on_late is not None:
+                self._on_late(LateArrival(position, ms, depth, window.overlap_ms))
+        self._delivered.append(key)
+        self._reached = ms
+        stats.returned += 1
+        return True
 
-    def __next__(self) -> Item:
-        stats, seen, window = self.stats, self._seen, self.window
-        for position, item in self._items:
-            key = delivery_key(position)
-            if key in seen:
-                stats.repeated += 1
-                continue
-            ms = self._scheme.timestamp_ms(position[0])
-            if ms < window.watermark_ms:
-                depth = window.watermark_ms - ms
-                stats.late += 1
-                stats.late_depth_ms = max(stats.late_depth_ms, depth)
-                if self._on_late is not None:
-                    self._on_late(LateArrival(position, ms, depth, window.overlap_ms))
-            self._delivered.append(key)
-            self._reached = ms
-            stats.returned += 1
-            return item  # type: ignore[no-any-return]
+    def exhausted(self) -> None:
+        """Every item of the window was listed: the watermark may move to its end."""
         self._finished = True
         self._reached = self.window.end_ms
-        raise StopIteration
 
     @property
     def finished(self) -> bool:
@@ -260,6 +261,29 @@ class Consumption(Closing, Generic[Item]):
         self._sequence = checkpoint.sequence
         return checkpoint
 
+
+class Consumption(Delivery, Closing, Generic[Item]):
+    """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
+
+    ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
+    ``[start, end)``; ``.stats`` what it cost.
+    Not committing is safe: the next run from the stored checkpoint yields the same items again.
+    ``close()`` stops early; the checkpoint keeps what was yielded.
+    """
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(run)
+        self._items = stream(run.plan, run.source, self.stats, max_workers=run.max_workers)
+
+    def __iter__(self) -> Consumption[Item]:
+        return self
+
+    def __next__(self) -> Item:
+        for position, item in self._items:
+            if self.deliver(position):
+                return item  # type: ignore[no-any-return]
+        self.exhausted()
+        raise StopIteration
 
 
 class Consumable:
@@ -301,6 +325,33 @@ class Consumable:
         ``now`` is the clock (a callable; tests pass simulated time). ``listing``: what the
         adapter needs to name the listing (DynamoDB: key fields, ``index``, ``page_size``).
         """
+        return Consumption(
+            self.open_run(
+                store,
+                since=since,
+                settle=settle,
+                overlap=overlap,
+                now=now,
+                on_late=on_late,
+                max_workers=max_workers,
+                listing=listing,
+            )
+        )
+
+    def open_run(
+        self,
+        store: CheckpointStore,
+        *,
+        since: TimeInput | None,
+        settle: object,
+        overlap: object,
+        now: Callable[[], TimeInput] | None,
+        on_late: Callable[[LateArrival], object] | None,
+        max_workers: int,
+        listing: dict[str, object],
+    ) -> Run:
+        """The checks, the checkpoint load and the plan of :meth:`consume` (and of its asyncio
+        twin); the only I/O is ``store.load()``."""
         plan_for, source, scheme = self.consumed(dict(listing))
         check_workers(max_workers)
         settle_ms, overlap_ms = duration_ms(settle, "settle"), duration_ms(overlap, "overlap")
@@ -321,8 +372,4 @@ class Consumable:
         plan = plan_for(window.start_ms, window.end_ms, expected)
         if base is not None:
             base.check_scope(plan.scope, repr(self))
-
-        def items(stats: ConsumeStats) -> Iterator[Ordered]:
-            return stream(plan, source, stats, max_workers=max_workers)
-
-        return Consumption(items, store, base, token, window, plan.scope, scheme, on_late)
+        return Run(plan, source, scheme, store, base, token, window, on_late, max_workers)

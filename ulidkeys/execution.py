@@ -26,6 +26,7 @@ CallT = TypeVar("CallT", bound=Call)
 CallC = TypeVar("CallC", bound=Call, contravariant=True)
 Ordered = tuple[Position, Any]
 _Self = TypeVar("_Self", bound="Closing")
+S = TypeVar("S")
 
 
 @dataclass
@@ -221,6 +222,10 @@ _POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for ev
 #: A slice is cut only where every piece keeps about this many pages: each slice ends with a
 #: partial page (one more call), so thinner pieces would buy little time for their calls.
 MIN_SLICE_PAGES = 2
+#: Items listed ahead of the caller are bounded to about this many pages per worker: past it,
+#: only the slice the caller waits for is asked for its next page (memory stays O(workers),
+#: not O(window), when the caller is slower than the listing; closing early wastes little).
+MAX_AHEAD_PAGES = 2
 
 
 class _Slice(Generic[CallT]):
@@ -270,11 +275,24 @@ class Slicing(Generic[CallT]):
             lo, hi = call.span or (0, 0)
             self.chains.append(deque([_Slice(ChainState(plan, call, stats), lo, hi)]))
         self.in_flight = 0
+        self.buffered = 0  # items received and not yet taken
+        size = max((self._page_size(chain[0]) for chain in self.chains), default=1000)
+        self.max_buffered = MAX_AHEAD_PAGES * max_workers * size
 
     def requests(self) -> list[tuple[_Slice[CallT], Any, int | None]]:
         """The pages to send now (each marked in flight): slices that wait for their next
-        page, oldest first, then new slices cut from the densest tail while workers are idle."""
+        page, oldest first, then new slices cut from the densest tail while workers are idle.
+        With :attr:`max_buffered` items waiting for the caller, only the first slice of each
+        chain, if it holds nothing, may ask (the caller can only be waiting for one of those)."""
         out: list[tuple[_Slice[CallT], Any, int | None]] = []
+        if self.buffered >= self.max_buffered:
+            for chain in self.chains:
+                head = chain[0] if chain else None
+                if self.in_flight >= self.max_workers:
+                    break
+                if head is not None and head.state.waiting and not head.sent and not head.items:
+                    out.append(self._send(head))
+            return out
         waiting = [p for chain in self.chains for p in chain if p.state.waiting and not p.sent]
         waiting.sort(key=lambda p: p.lo_ms)
         for piece in waiting:
@@ -350,7 +368,9 @@ class Slicing(Generic[CallT]):
         """An answer to a request :meth:`requests` gave."""
         piece.sent = False
         self.in_flight -= 1
-        piece.items += piece.state.receive(page)
+        items = piece.state.receive(page)
+        self.buffered += len(items)
+        piece.items += items
 
     def take(self, index: int) -> list[Ordered]:
         """Chain ``index``'s items that are ready, in order (its earlier slices are done)."""
@@ -363,6 +383,7 @@ class Slicing(Generic[CallT]):
             if head.sent or not head.state.done:
                 break
             chain.popleft()
+        self.buffered -= len(out)
         return out
 
     def finished(self, index: int) -> bool:
@@ -387,7 +408,34 @@ class Closing:
         self.close()
 
 
-class Results(Closing, Iterator[Item]):
+class Yielded:
+    """``.stats``, ``.cursor`` and ``.position`` of a stream of results: the one bookkeeping of
+    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``)."""
+
+    def __init__(self, cursor_of: Callable[[Position], str], stats: Stats | None = None) -> None:
+        self.stats = stats if stats is not None else Stats()
+        self._cursor_of = cursor_of
+        self._last: Position | None = None
+
+    def _took(self, entry: Ordered) -> Any:
+        """The item of an entry handed to the caller (counted; the cursor moves past it)."""
+        position, item = entry
+        self._last = position
+        self.stats.returned += 1
+        return item
+
+    @property
+    def cursor(self) -> str | None:
+        """Where to resume: just past the last item yielded (None before the first)."""
+        return None if self._last is None else self._cursor_of(self._last)
+
+    @property
+    def position(self) -> Position | None:
+        """``(id, key)`` of the last item yielded."""
+        return self._last
+
+
+class Results(Yielded, Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
@@ -401,26 +449,127 @@ class Results(Closing, Iterator[Item]):
         cursor_of: Callable[[Position], str],
         stats: Stats | None = None,
     ) -> None:
-        self.stats = stats if stats is not None else Stats()
+        super().__init__(cursor_of, stats)
         self._items = source(self.stats)
-        self._cursor_of = cursor_of
-        self._last: Position | None = None
 
     def __next__(self) -> Item:
-        position, item = next(self._items)
-        self._last = position
-        self.stats.returned += 1
-        return item  # type: ignore[no-any-return]
+        return self._took(next(self._items))  # type: ignore[no-any-return]
 
-    @property
-    def cursor(self) -> str | None:
-        """Where to resume: just past the last item yielded (None before the first)."""
-        return None if self._last is None else self._cursor_of(self._last)
 
-    @property
-    def position(self) -> Position | None:
-        """``(id, key)`` of the last item yielded."""
-        return self._last
+class Merge:
+    """The k-way merge of a group's chains as an I/O-free object, for shells whose chains are
+    not iterators (the asyncio shell awaits them). Entries come out in result order: by
+    position, descending for newest-first plans, ties in chain order - the order of
+    ``heapq.merge(*chains, key=_POSITION, reverse=descending)``, which the thread shell uses
+    for speed (a test checks the two agree). The shell pushes each chain's first entry, then
+    after each :meth:`pop` the next entry of the chain that gave it."""
+
+    def __init__(self, descending: bool) -> None:
+        self._heap: list[tuple[Any, int, Ordered]] = []
+        self._key: Callable[[Position], Any] = _Descending if descending else _same
+
+    def push(self, chain: int, entry: Ordered | None) -> None:
+        """The next entry of chain number ``chain`` (None: that chain has ended)."""
+        if entry is not None:
+            heapq.heappush(self._heap, (self._key(entry[0]), chain, entry))
+
+    def pop(self) -> tuple[int, Ordered]:
+        """``(chain, entry)``: the next entry in result order and the chain it came from."""
+        _, chain, entry = heapq.heappop(self._heap)
+        return chain, entry
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+
+def _same(position: Position) -> Position:
+    return position
+
+
+class _Descending:
+    """A position that sorts the other way round (heapq only pops the smallest)."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+
+    def __lt__(self, other: _Descending) -> bool:
+        return bool(other.position < self.position)
+
+    def __eq__(self, other: object) -> bool:
+        # tuples compare element by element with ==: without it, equal positions would
+        # not fall through to the chain number and ties would lose chain order
+        return isinstance(other, _Descending) and self.position == other.position
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Schedule(Generic[CallT]):
+    """What a running plan does next, without I/O; the thread shell (:class:`_Runner`) and the
+    asyncio shell (``ulidkeys.aio.execution``) drive it.
+
+    It gives each chain's next page limit (from the items still wanted), says which groups
+    are listed as time slices, starts the groups in result order (without a limit later ones
+    start early, up to ``max_workers`` calls in flight; with one a group starts only when the
+    ones before it fall short) and counts the items yielded against the limit. Read-ahead (the
+    next page requested while this one is consumed) is on unless a limit or page budget could
+    make a request sent early a waste.
+    """
+
+    def __init__(
+        self,
+        plan: Plan[CallT],
+        stats: Stats,
+        max_workers: int,
+        page_budget: int | None,
+        split: bool = False,
+    ) -> None:
+        self.plan, self.stats, self.page_budget = plan, stats, page_budget
+        self.max_workers = max_workers
+        self.read_ahead = plan.limit is None and page_budget is None
+        # time slices need nothing the caller could stop early for (a limit, a page budget)
+        self.split = split and self.read_ahead and max_workers > 1 and plan.slicer is not None
+        self.yielded = 0
+        self._ahead = 0 if plan.limit is not None else max_workers
+        self._started: deque[tuple[int, Any]] = deque()
+        self._pending = deque(() if plan.is_empty else plan.groups)
+
+    def remaining(self) -> int | None:
+        limit = self.plan.limit
+        return None if limit is None else limit - self.yielded
+
+    def chain_state(self, call: CallT) -> ChainState[CallT]:
+        return ChainState(self.plan, call, self.stats, self.page_budget)
+
+    def request(self, state: ChainState[CallT]) -> tuple[Any, int | None] | None:
+        """``(token, limit)`` of the chain's next request, None when it is done."""
+        return state.next_request(self.remaining())
+
+    def sliced(self, calls: tuple[CallT, ...]) -> Slicing[CallT] | None:
+        """The group's :class:`Slicing` when it is listed as time slices, else None."""
+        if self.split and all(call.ordered and call.span is not None for call in calls):
+            return Slicing(self.plan, calls, self.stats, self.max_workers)
+        return None
+
+    def next_group(self, start: Callable[[tuple[CallT, ...]], S]) -> S | None:
+        """The next group in result order (None after the last), as ``start`` made it; starts
+        the groups that may run ahead of it."""
+        started, pending = self._started, self._pending
+        if not started and not pending:
+            return None
+        in_flight = sum(size for size, _ in started)
+        while pending and (not started or in_flight + len(pending[0]) <= self._ahead):
+            group = pending.popleft()
+            in_flight += len(group)
+            started.append((len(group), start(group)))
+        return started.popleft()[1]  # type: ignore[no-any-return]
+
+    def took(self) -> bool:
+        """Count one item yielded; True once the plan's limit is reached."""
+        self.yielded += 1
+        limit = self.plan.limit
+        return limit is not None and self.yielded >= limit
 
 
 class _Inline:
@@ -438,8 +587,8 @@ class _Inline:
         return None
 
 
-class _Runner(Generic[CallT]):
-    """One running plan: a pool, the source, and the count of items still wanted."""
+class _Runner(Schedule[CallT]):
+    """The thread-pool shell: a running plan's requests go to a pool of ``max_workers``."""
 
     def __init__(
         self,
@@ -448,29 +597,19 @@ class _Runner(Generic[CallT]):
         stats: Stats,
         max_workers: int,
         page_budget: int | None,
-        read_ahead: bool,
         split: bool = False,
     ) -> None:
-        self.plan, self.source, self.stats = plan, source, stats
-        self.page_budget, self.read_ahead = page_budget, read_ahead
-        calls = len(plan.calls)
-        self.max_workers = max_workers
-        # time slices need nothing the caller could stop early for (a limit, a page budget)
-        self.split = split and read_ahead and max_workers > 1 and plan.slicer is not None
-        threads = max_workers if self.split else min(max_workers, calls)
+        super().__init__(plan, stats, max_workers, page_budget, split)
+        self.source = source
+        threads = max_workers if self.split else min(max_workers, len(plan.calls))
         self.pool: Any = (
             _Inline()
             if threads <= 1
             else ThreadPoolExecutor(threads, thread_name_prefix="ulidkeys")
         )
-        self.yielded = 0
-
-    def remaining(self) -> int | None:
-        limit = self.plan.limit
-        return None if limit is None else limit - self.yielded
 
     def _send(self, state: ChainState[CallT]) -> Future[Page] | None:
-        request = state.next_request(self.remaining())
+        request = self.request(state)
         if request is None:
             return None
         token, limit = request
@@ -478,7 +617,7 @@ class _Runner(Generic[CallT]):
 
     def chain(self, call: CallT) -> Iterator[Ordered]:
         """The chain's positioned items; its first request is sent at once, so chains overlap."""
-        state = ChainState(self.plan, call, self.stats, self.page_budget)
+        state = self.chain_state(call)
         pending = self._send(state)
         return self._pages(state, pending)
 
@@ -492,9 +631,8 @@ class _Runner(Generic[CallT]):
             if not self.read_ahead:
                 pending = self._send(state)
 
-    def sliced(self, calls: tuple[CallT, ...]) -> list[Iterator[Ordered]]:
-        """The chains' items, each chain listed as concurrent time slices (:class:`Slicing`)."""
-        slicing = Slicing(self.plan, calls, self.stats, self.max_workers)
+    def slices(self, slicing: Slicing[CallT]) -> list[Iterator[Ordered]]:
+        """Each chain's items, its time slices sent as :class:`Slicing` asks."""
         futures: dict[Future[Page], _Slice[CallT]] = {}
 
         def pump() -> None:
@@ -516,41 +654,29 @@ class _Runner(Generic[CallT]):
                 if not items:
                     pump()
 
-        return [chain(index) for index in range(len(calls))]
+        return [chain(index) for index in range(len(slicing.chains))]
 
     def group(self, calls: tuple[CallT, ...]) -> Iterator[Ordered]:
-        if self.split and all(call.ordered and call.span is not None for call in calls):
-            streams = self.sliced(calls)
+        slicing = self.sliced(calls)
+        if slicing is not None:
+            streams = self.slices(slicing)
         else:
             streams = [self.chain(call) for call in calls]
         if len(streams) == 1:
             return streams[0]
+        # heapq.merge in C: the order of Merge, without a Python step per item
         return heapq.merge(*streams, key=_POSITION, reverse=self.plan.newest_first)
 
     def items(self) -> Iterator[Ordered]:
-        """Groups in result order. Without a limit later groups start early (up to the pool's
-        size in flight); with one a group starts only when the ones before it fall short."""
-        plan = self.plan
-        if plan.is_empty:
-            return
-        ahead = 0 if plan.limit is not None else self.max_workers
-        started: deque[tuple[int, Iterator[Ordered]]] = deque()
-        pending = deque(plan.groups)
+        """The plan's entries in result order; the pool is shut down when they end or stop."""
         try:
-            while started or pending:
-                in_flight = sum(size for size, _ in started)
-                while pending and (not started or in_flight + len(pending[0]) <= ahead):
-                    group = pending.popleft()
-                    in_flight += len(group)
-                    started.append((len(group), self.group(group)))
-                running = started.popleft()[1]
-                if plan.limit is None:
-                    yield from running  # nothing to count: no Python step per item
+            while (group := self.next_group(self.group)) is not None:
+                if self.plan.limit is None:
+                    yield from group  # nothing to count: no Python step per item
                     continue
-                for entry in running:
+                for entry in group:
                     yield entry
-                    self.yielded += 1
-                    if self.yielded >= plan.limit:
+                    if self.took():
                         return
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)
@@ -571,9 +697,7 @@ def stream(
     split: bool = False,
 ) -> Iterator[Ordered]:
     """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
-    read_ahead = plan.limit is None and page_budget is None
-    runner = _Runner(plan, source, stats, max_workers, page_budget, read_ahead, split)
-    return runner.items()
+    return _Runner(plan, source, stats, max_workers, page_budget, split).items()
 
 
 def run(
@@ -595,7 +719,7 @@ def run(
 #
 # Written as I/O-free step coroutines: each yields the requests to send now (one batch) and is
 # sent their pages back, in order; it returns its answer. The thread shell (:func:`drive`)
-# sends a batch concurrently; an async shell would await the same batches.
+# sends a batch concurrently; ``ulidkeys.aio.execution.drive`` awaits the same batches.
 
 Request = tuple[Any, Any, int | None]  # (call, token, limit) for PageSource.fetch
 Steps = Generator[list[Request], list[Page], list[Ordered]]

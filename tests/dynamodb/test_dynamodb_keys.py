@@ -49,9 +49,7 @@ POST = Entity(
     },
 )
 field_text = st.text(  # what a key field may hold: no separator, nothing invisible
-    st.characters(
-        blacklist_characters="#", blacklist_categories=["Cs", "Cc", "Cf", "Zl", "Zp"]
-    ),
+    st.characters(blacklist_characters="#", blacklist_categories=["Cs", "Cc", "Cf", "Zl", "Zp"]),
     min_size=1,
 )
 

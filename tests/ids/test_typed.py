@@ -118,8 +118,10 @@ def test_tag_must_be_1_to_3() -> None:
 @given(data=st.data())
 def test_windows_select_by_time_within_the_type(scheme: Any, data: st.DataObject) -> None:
     times = data.draw(st.lists(st.integers(T0, T0 + 10_000), min_size=1, max_size=20))
-    ids = [scheme.from_int(scheme.to_int(scheme.min_for(t)) | data.draw(st.integers(0, 2**79)))
-           for t in times]
+    ids = [
+        scheme.from_int(scheme.to_int(scheme.min_for(t)) | data.draw(st.integers(0, 2**79)))
+        for t in times
+    ]
     layout = KeyLayout(prefix="posts/", shards=4, suffix=".json", scheme=scheme)
     keys = sorted(layout.key_for(i) for i in ids)
     start = data.draw(st.integers(T0, T0 + 10_000))

@@ -32,6 +32,11 @@ class QuerySource:
         self.page_size = require_count(page_size, "page_size", 1, optional=True)
 
     def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
+        response = self.target.client.query(**self.request(call, token, limit))
+        return self.page(call, response)
+
+    def request(self, call: QueryCall, token: Any, limit: int | None) -> dict[str, Any]:
+        """The ``query`` arguments of a call's page (the sync and async shells')."""
         target = self.target
         args = call.request(target.table_name, typed=not target.plain)
         if token is not None:
@@ -40,7 +45,11 @@ class QuerySource:
             limit = self.page_size if limit is None else min(limit, self.page_size)
         if limit is not None:
             args["Limit"] = limit
-        response: Mapping[str, Any] = target.client.query(**args)
+        return args
+
+    def page(self, call: QueryCall, response: Mapping[str, Any]) -> Page:
+        """The page of a ``query`` answer: plain items keyed by their sort key."""
+        target = self.target
         items = response.get("Items")
         if not isinstance(items, list):
             raise UnexpectedResponse(
@@ -66,12 +75,19 @@ class Table(Consumable):
     """
 
     def __init__(
-        self, table_or_client: TableOrClient, entity: Entity, *, table_name: str | None = None
+        self,
+        table_or_client: TableOrClient | Target,
+        entity: Entity,
+        *,
+        table_name: str | None = None,
     ) -> None:
         if not isinstance(entity, Entity):
             raise InvalidType(f"entity={describe(entity)} must be an Entity")
         self.entity = entity
-        self.target = Target.resolve(table_or_client, table_name)
+        if isinstance(table_or_client, Target):  # already resolved (the asyncio twin's)
+            self.target = table_or_client
+        else:
+            self.target = Target.resolve(table_or_client, table_name)
         self.name = self.target.table_name
 
     def __repr__(self) -> str:
@@ -149,6 +165,21 @@ class Table(Consumable):
     ) -> Results[Item]:
         """The items of one slice of a window (``plan.slices(n)[i]`` or ``Slice.from_json``):
         what one of many workers queries; ``cursor=`` resumes the slice's own query."""
+        plan = self.slice_plan(
+            piece, newest_first=newest_first, index=index, cursor=cursor, **fields
+        )
+        return self.run(plan, page_size=page_size, max_workers=max_workers)
+
+    def slice_plan(
+        self,
+        piece: Slice,
+        *,
+        newest_first: bool = False,
+        index: str | None = None,
+        cursor: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The plan of :meth:`query_slice` (and of its asyncio twin)."""
         whole = plan_query(
             self.entity,
             piece.window_start_ms,
@@ -157,9 +188,7 @@ class Table(Consumable):
             index=index,
             fields=fields,
         )
-        return self.run(
-            whole.slice_plan(piece, cursor), page_size=page_size, max_workers=max_workers
-        )
+        return whole.slice_plan(piece, cursor)
 
     def latest(
         self,
@@ -176,13 +205,29 @@ class Table(Consumable):
 
         A bucketed entity needs ``since=`` to bound how many buckets are visited.
         """
+        query_plan = self.latest_plan(
+            n, since=since, until=until, cursor=cursor, index=index, **fields
+        )
+        return self.run(query_plan, max_workers=max_workers)
+
+    def latest_plan(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        index: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The plan of :meth:`latest` (and of its asyncio twin)."""
         require_count(n, "n")
         if self.entity.period is not None and since is None and cursor is None:
             raise InvalidQuery(
                 f"{self.entity.name} is bucketed by {self.entity.period}: give since= so the "
                 "query knows which buckets to visit"
             )
-        query_plan = plan_window(
+        return plan_window(
             self.entity,
             since,
             until,
@@ -192,7 +237,6 @@ class Table(Consumable):
             cursor=cursor,
             fields=fields,
         )
-        return self.run(query_plan, max_workers=max_workers)
 
     def consumed(
         self, listing: dict[str, object]

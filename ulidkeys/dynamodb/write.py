@@ -23,6 +23,7 @@ from ulidkeys.errors import (
     describe,
     retried,
 )
+from ulidkeys.steps import Pause, Send, Steps, perform
 
 Key = tuple[str, ...]
 
@@ -47,25 +48,42 @@ def put_new(
     consistent GetItem shows it and the write counts as done. Any other existing item raises
     ItemAlreadyExists (carrying the key); the stored item is left as it was.
     """
+    steps = put_new_steps(target, item, key_attrs=key_attrs)
+    return perform(steps, target.client)
+
+
+def put_new_steps(
+    target: Target, item: Mapping[str, Any], *, key_attrs: tuple[str, str]
+) -> Steps[dict[str, Any]]:
+    """:func:`put_new` as steps, for either driver (``item`` is checked at once)."""
     if TOKEN_ATTRIBUTE in item:
         raise InvalidKeyField(
             f"item has the attribute {TOKEN_ATTRIBUTE!r}, which put_new sets itself; leave it out"
         )
+    return _put_item(target, item, key_attrs)
+
+
+def _put_item(
+    target: Target, item: Mapping[str, Any], key_attrs: tuple[str, str]
+) -> Steps[dict[str, Any]]:
     name = target.table_name
     pk_attr = key_attrs[0]
     written = {**item, TOKEN_ATTRIBUTE: secrets.token_hex(16)}
     try:
-        target.client.put_item(
-            TableName=name,
-            Item=target.item(written),
-            ConditionExpression="attribute_not_exists(#pk)",
-            ExpressionAttributeNames={"#pk": pk_attr},
+        yield Send(
+            "put_item",
+            {
+                "TableName": name,
+                "Item": target.item(written),
+                "ConditionExpression": "attribute_not_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": pk_attr},
+            },
         )
     except Exception as error:
         if aws_error(error)[0] != "ConditionalCheckFailedException":
             raise
         key = {attr: item[attr] for attr in key_attrs if attr in item}
-        if retried(error) and _stored_token(target, key) == written[TOKEN_ATTRIBUTE]:
+        if retried(error) and (yield from _stored_token(target, key)) == written[TOKEN_ATTRIBUTE]:
             return written
         raise ItemAlreadyExists(
             f"an item with key {describe(key)} already exists in {name}; put_new never "
@@ -75,20 +93,139 @@ def put_new(
     return written
 
 
-def _stored_token(target: Target, key: Mapping[str, Any]) -> object:
+def _stored_token(target: Target, key: Mapping[str, Any]) -> Steps[object]:
     """The put token of the item stored under ``key`` (None without one), read consistently."""
-    response = target.client.get_item(
-        TableName=target.table_name,
-        Key=target.item(key),
-        ConsistentRead=True,
-        ProjectionExpression="#t",
-        ExpressionAttributeNames={"#t": TOKEN_ATTRIBUTE},
+    response = yield Send(
+        "get_item",
+        {
+            "TableName": target.table_name,
+            "Key": target.item(key),
+            "ConsistentRead": True,
+            "ProjectionExpression": "#t",
+            "ExpressionAttributeNames": {"#t": TOKEN_ATTRIBUTE},
+        },
     )
     stored = response.get("Item")
     return None if not stored else target.to_plain(stored).get(TOKEN_ATTRIBUTE)
 
 
-class BatchWriter:
+class BatchQueue:
+    """What :class:`BatchWriter` and its asyncio twin (``ulidkeys.aio.AsyncBatchWriter``) share:
+    the queue of requests not known to be written and the steps that send them."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        key_attrs: tuple[str, str],
+        check: Callable[[Mapping[str, Any]], object] | None = None,
+        base_delay: float = 0.05,
+        max_delay: float = 5.0,
+        max_attempts: int | None = None,
+    ) -> None:
+        self.target = target
+        self.table_name = self.target.table_name
+        self.key_attrs = key_attrs
+        self._check = check
+        self._base_delay, self._max_delay = base_delay, max_delay
+        self._max_attempts = max_attempts
+        # (primary key, request) in the order given: every request not known to be written
+        self._buffer: list[tuple[Key, dict[str, Any]]] = []
+        self.calls = 0  # BatchWriteItem calls made
+        self.retries = 0  # of them, re-sends of unprocessed items
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """The queued requests not known to be written, in order, with plain values."""
+        return [self._plain_request(request) for _, request in self._buffer]
+
+    def clear(self) -> None:
+        """Forget every queued request (after taking them from :attr:`pending`)."""
+        self._buffer = []
+
+    def _put_steps(self, item: Mapping[str, Any]) -> Steps[None]:
+        if self._check is not None:
+            self._check(item)
+        yield from self._add(self._key(item), {"PutRequest": {"Item": self.target.item(item)}})
+
+    def _delete_steps(self, key: Mapping[str, Any]) -> Steps[None]:
+        if self._check is not None:
+            self._check(key)
+        only_key = self.target.item({attr: key[attr] for attr in self.key_attrs})
+        yield from self._add(self._key(key), {"DeleteRequest": {"Key": only_key}})
+
+    def _key(self, item: Mapping[str, Any]) -> Key:
+        return tuple(str(item.get(attr)) for attr in self.key_attrs)
+
+    def _add(self, key: Key, request: dict[str, Any]) -> Steps[None]:
+        entry = (key, request)
+        if any(key == queued for queued, _ in self._buffer):
+            try:
+                yield from self._flush_steps()
+            except BaseException:
+                self._buffer.append(entry)  # queued after its namesake: flush() keeps them apart
+                raise
+        self._buffer.append(entry)
+        if len(self._buffer) >= BATCH_SIZE:
+            yield from self._flush_steps()
+
+    def _flush_steps(self) -> Steps[None]:
+        while self._buffer:
+            batch: list[tuple[Key, dict[str, Any]]] = []
+            seen: set[Key] = set()
+            for key, request in self._buffer:
+                if len(batch) == BATCH_SIZE or key in seen:
+                    break
+                seen.add(key)
+                batch.append((key, request))
+            self._buffer = self._buffer[len(batch) :]
+            yield from self._send(batch)
+
+    def _send(self, batch: list[tuple[Key, dict[str, Any]]]) -> Steps[None]:
+        """One batch, re-sent until nothing is unprocessed."""
+        stalled = 0
+        while batch:
+            self.calls += 1
+            try:
+                requests: list[Any] = [request for _, request in batch]
+                response = yield Send(
+                    "batch_write_item", {"RequestItems": {self.table_name: requests}}
+                )
+            except BaseException:
+                self._buffer = batch + self._buffer  # keep them for a later flush
+                raise
+            left: list[Any] = response.get("UnprocessedItems", {}).get(self.table_name, [])
+            if not left:
+                return
+            self.retries += 1
+            stalled = 0 if len(left) < len(batch) else stalled + 1
+            batch = [(self._key(self._plain_key(request)), request) for request in left]
+            if self._max_attempts is not None and stalled >= self._max_attempts:
+                self._buffer = batch + self._buffer
+                raise UnprocessedItemsLeft(
+                    f"{len(left)} request(s) to {self.table_name} were still unprocessed after "
+                    f"{stalled} attempts without progress; .requests holds them, and they stay "
+                    "queued for the next flush()",
+                    [self._plain_request(r) for r in left],
+                )
+            ceiling = min(self._max_delay, self._base_delay * 2**stalled)
+            yield Pause(_jitter.uniform(ceiling / 2, ceiling))
+
+    def _plain_key(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        plain = self._plain_request(request)
+        found: dict[str, Any] = (
+            plain["PutRequest"]["Item"] if "PutRequest" in plain else plain["DeleteRequest"]["Key"]
+        )
+        return found
+
+    def _plain_request(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """A write request with its item/key as plain values (for error reports)."""
+        if "PutRequest" in request:
+            return {"PutRequest": {"Item": self.target.to_plain(request["PutRequest"]["Item"])}}
+        return {"DeleteRequest": {"Key": self.target.to_plain(request["DeleteRequest"]["Key"])}}
+
+
+class BatchWriter(BatchQueue):
     """Buffered ``BatchWriteItem`` puts and deletes that lose nothing.
 
     Every ``UnprocessedItems`` answer is re-sent after an exponential backoff with jitter
@@ -116,54 +253,23 @@ class BatchWriter:
         max_attempts: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.target = target
-        self.table_name = self.target.table_name
-        self.key_attrs = key_attrs
-        self._check = check
-        self._base_delay, self._max_delay = base_delay, max_delay
-        self._max_attempts = max_attempts
+        super().__init__(
+            target,
+            key_attrs=key_attrs,
+            check=check,
+            base_delay=base_delay,
+            max_delay=max_delay,
+            max_attempts=max_attempts,
+        )
         self._sleep = sleep
-        # (primary key, request) in the order given: every request not known to be written
-        self._buffer: list[tuple[Key, dict[str, Any]]] = []
-        self.calls = 0  # BatchWriteItem calls made
-        self.retries = 0  # of them, re-sends of unprocessed items
-
-    @property
-    def pending(self) -> list[dict[str, Any]]:
-        """The queued requests not known to be written, in order, with plain values."""
-        return [self._plain_request(request) for _, request in self._buffer]
-
-    def clear(self) -> None:
-        """Forget every queued request (after taking them from :attr:`pending`)."""
-        self._buffer = []
 
     def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); see the class notes for raises."""
-        if self._check is not None:
-            self._check(item)
-        self._add(self._key(item), {"PutRequest": {"Item": self.target.item(item)}})
+        perform(self._put_steps(item), self.target.client, self._sleep)
 
     def delete(self, key: Mapping[str, Any]) -> None:
         """Queue a delete of the item with primary key ``key`` (plain values)."""
-        if self._check is not None:
-            self._check(key)
-        only_key = self.target.item({attr: key[attr] for attr in self.key_attrs})
-        self._add(self._key(key), {"DeleteRequest": {"Key": only_key}})
-
-    def _key(self, item: Mapping[str, Any]) -> Key:
-        return tuple(str(item.get(attr)) for attr in self.key_attrs)
-
-    def _add(self, key: Key, request: dict[str, Any]) -> None:
-        entry = (key, request)
-        if any(key == queued for queued, _ in self._buffer):
-            try:
-                self.flush()
-            except BaseException:
-                self._buffer.append(entry)  # queued after its namesake: flush() keeps them apart
-                raise
-        self._buffer.append(entry)
-        if len(self._buffer) >= BATCH_SIZE:
-            self.flush()
+        perform(self._delete_steps(key), self.target.client, self._sleep)
 
     def flush(self) -> None:
         """Write everything queued; returns when DynamoDB has processed every request.
@@ -171,59 +277,7 @@ class BatchWriter:
         Sent in order, at most 25 per call and never one key twice in a call. A failed call
         leaves its requests queued (see :attr:`pending`) and raises.
         """
-        while self._buffer:
-            batch: list[tuple[Key, dict[str, Any]]] = []
-            seen: set[Key] = set()
-            for key, request in self._buffer:
-                if len(batch) == BATCH_SIZE or key in seen:
-                    break
-                seen.add(key)
-                batch.append((key, request))
-            self._buffer = self._buffer[len(batch) :]
-            self._send(batch)
-
-    def _send(self, batch: list[tuple[Key, dict[str, Any]]]) -> None:
-        """One batch, re-sent until nothing is unprocessed."""
-        stalled = 0
-        while batch:
-            self.calls += 1
-            try:
-                requests: list[Any] = [request for _, request in batch]  # typed by the stubs
-                response = self.target.client.batch_write_item(
-                    RequestItems={self.table_name: requests}
-                )
-            except BaseException:
-                self._buffer = batch + self._buffer  # keep them for a later flush
-                raise
-            left: list[Any] = response.get("UnprocessedItems", {}).get(self.table_name, [])
-            if not left:
-                return
-            self.retries += 1
-            stalled = 0 if len(left) < len(batch) else stalled + 1
-            batch = [(self._key(self._plain_key(request)), request) for request in left]
-            if self._max_attempts is not None and stalled >= self._max_attempts:
-                self._buffer = batch + self._buffer
-                raise UnprocessedItemsLeft(
-                    f"{len(left)} request(s) to {self.table_name} were still unprocessed after "
-                    f"{stalled} attempts without progress; .requests holds them, and they stay "
-                    "queued for the next flush()",
-                    [self._plain_request(r) for r in left],
-                )
-            ceiling = min(self._max_delay, self._base_delay * 2**stalled)
-            self._sleep(_jitter.uniform(ceiling / 2, ceiling))
-
-    def _plain_key(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        plain = self._plain_request(request)
-        found: dict[str, Any] = (
-            plain["PutRequest"]["Item"] if "PutRequest" in plain else plain["DeleteRequest"]["Key"]
-        )
-        return found
-
-    def _plain_request(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """A write request with its item/key as plain values (for error reports)."""
-        if "PutRequest" in request:
-            return {"PutRequest": {"Item": self.target.to_plain(request["PutRequest"]["Item"])}}
-        return {"DeleteRequest": {"Key": self.target.to_plain(request["DeleteRequest"]["Key"])}}
+        perform(self._flush_steps(), self.target.client, self._sleep)
 
     def __enter__(self) -> BatchWriter:
         return self

@@ -7,8 +7,8 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from ulidkeys.execution import (
     Page,
     Results,
     Stats,
+    Steps,
     check_workers,
     drive,
     forward_tail,
@@ -71,11 +72,17 @@ class ListingSource:
         self.fast_pages = install_fast_pages(client) if fast_pages else False
 
     def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
+        return self.page(self.client.list_objects_v2(**self.request(call, token)), token)
+
+    def request(self, call: ListCall, token: Any) -> dict[str, Any]:
+        """The ``list_objects_v2`` arguments of a call's page (the sync and async shells')."""
         # The chain's token is S3's token and the keys read so far (which size the next page).
         s3_token, done = (None, 0) if token is None else token
-        response: Mapping[str, Any] = self.client.list_objects_v2(
-            **call.request(self.bucket, s3_token, done)
-        )
+        return call.request(self.bucket, s3_token, done)
+
+    def page(self, response: Mapping[str, Any], token: Any) -> Page:
+        """The page of a ``list_objects_v2`` answer to the request made for ``token``."""
+        done = 0 if token is None else token[1]
         truncated = response.get("IsTruncated")
         if not isinstance(truncated, bool):
             # A 200 with an empty or foreign body: ending here would silently drop the rest.
@@ -115,6 +122,71 @@ class PeriodFolder:
     @property
     def start(self) -> datetime:
         return ms_to_datetime(self.start_ms)
+
+
+def days_found(positions: Iterable[Position]) -> list[int]:
+    """The days of a day-folder listing's positions, newest first."""
+    return sorted({int(position[0]) for position in positions}, reverse=True)
+
+
+@dataclass
+class Newest:
+    """What ``latest`` lists, worked out before any request (by the sync and async shells
+    alike): a plan when the layout lists newest first, else the window ``[start, top)`` to
+    search back through; ``remaining`` counts down what directory buckets still owe."""
+
+    layout: KeyLayout
+    n: int
+    start: int
+    end: int
+    top: int
+    before: Position | None
+    scope: str
+    plan: Plan[ListCall] | None
+    remaining: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.remaining = self.n
+
+    def cursor_of(self, position: Position) -> str:
+        return Cursor(self.scope, True, self.start, self.end, position).encode()
+
+    def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
+        return plan_window(self.layout, low, high, before=self.before)
+
+    def search(self, days: list[int] | None, stats: Stats) -> Steps | None:
+        """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
+        when no day folder holds data): a search back from ``top``, raced with a forward
+        listing of the whole window - one page that is not truncated holds all of it, and a
+        small prefix is cheaper to read than to search, so latest never costs more than about
+        twice a full listing."""
+        if days is not None and not days:
+            return None
+        spans = None if days is None else [(d, d + DAY_MS) for d in days]
+        back = search_back(self.plan_slice, stats, self.n, self.start, self.top, occupied=spans)
+        forward = forward_tail(self.plan_slice(self.start, self.top), self.n, stats)
+        return race(forward, back)
+
+    def directory_plans(self, days: list[int] | None) -> Iterator[Plan[ListCall]]:
+        """Directory buckets list whole folders anyway: the days that hold data, newest first,
+        one at a time, each limited to the objects still wanted (the caller counts
+        :attr:`remaining` down)."""
+        spans = [(self.start, self.top)] if days is None else [(d, d + DAY_MS) for d in days]
+        for low, high in spans:
+            low, high = max(low, self.start), min(high, self.top)
+            if self.remaining <= 0:
+                return
+            if low >= high:
+                continue
+            yield plan_window(
+                self.layout,
+                low,
+                high,
+                directory_bucket=True,
+                newest_first=True,
+                limit=self.remaining,
+                before=self.before,
+            )
 
 
 class Bucket(Consumable):
@@ -241,87 +313,65 @@ class Bucket(Consumable):
     ) -> Results[Obj]:
         """The ``n`` newest objects with id time in ``[since, until)`` (default: all time
         before now), newest first. ``cursor=`` continues with the next older ones."""
+        newest = self.newest(n, since, until, cursor, max_workers)
+        if newest.plan is not None:
+            return self.run(newest.plan, max_workers=max_workers)
+
+        def items(stats: Stats) -> Iterator[Ordered]:
+            # A generator: nothing is requested before the caller iterates (like list_window).
+            if newest.n == 0:  # like a DynamoDB limit of 0: no call at all
+                return
+            days = self._data_days(newest.start, newest.top, stats)
+            if self.directory:
+                for plan in newest.directory_plans(days):
+                    for entry in stream(plan, self.source, stats, max_workers=max_workers):
+                        newest.remaining -= 1
+                        yield entry
+                return
+            steps = newest.search(days, stats)
+            if steps is not None:
+                yield from drive(steps, self.source, max_workers=max_workers)
+
+        return Results(items, newest.cursor_of)
+
+    def newest(
+        self,
+        n: int,
+        since: TimeInput | None,
+        until: TimeInput | None,
+        cursor: str | None,
+        max_workers: int,
+    ) -> Newest:
+        """What :meth:`latest` (and its asyncio twin) lists, before any request."""
         require_count(n, "n")
         check_workers(max_workers)
-        if n == 0:  # like a DynamoDB limit of 0: no call at all
-            return Results(lambda stats: iter(()), lambda position: "")
+        if n == 0:
+            return Newest(self.layout, 0, 0, 0, 0, None, "", None)
         start, end = resolve_window(since, until, cursor)
+        scope = layout_scope(self.layout)
         if self.layout.newest_first and not self.directory:
             # The keys list newest first already: the n newest are the window's first n.
             plan = plan_window(self.layout, start, end, cursor=cursor, limit=n)
-            return self.run(plan, max_workers=max_workers)
+            return Newest(self.layout, n, start, end, end, None, scope, plan)
         before = resume_position(self.layout, start, end, True, None, cursor)
         top = end
         if before is not None:
             top = min(end, self.layout.scheme.timestamp_ms(before[0]) + 1)
-        scope = layout_scope(self.layout)
+        return Newest(self.layout, n, start, end, top, before, scope, None)
 
-        def cursor_of(position: Position) -> str:
-            return Cursor(scope, True, start, end, position).encode()
-
-        def items(stats: Stats) -> Iterator[Ordered]:
-            # A generator: nothing is requested before the caller iterates (like list_window).
-            days = self._data_days(start, top, stats)
-            if self.directory:
-                yield from self._directory_latest(n, start, top, before, days, stats, max_workers)
-                return
-
-            def plan_slice(low: int, high: int) -> Plan[ListCall]:
-                return plan_window(self.layout, low, high, before=before)
-
-            spans = None if days is None else [(d, d + DAY_MS) for d in days]
-            back = search_back(plan_slice, stats, n, start, top, occupied=spans)
-            if days is not None and not days:
-                return  # no day folder holds data
-            # Race the search with a forward listing of the whole window: one page that is
-            # not truncated holds all of it, and a small prefix is cheaper to read than to
-            # search, so latest never costs more than about twice a full listing.
-            forward = forward_tail(plan_slice(start, top), n, stats)
-            yield from drive(race(forward, back), self.source, max_workers=max_workers)
-
-        return Results(items, cursor_of)
-
-    def _data_days(self, start: int, end: int, stats: Stats) -> list[int] | None:
-        """Day folders holding data in the window, newest first (None without period folders)."""
+    def folder_plan(self, start: int, end: int) -> Plan[ListCall] | None:
+        """The listing of the day folders in ``[start, end)`` (None without period folders)."""
         if self.layout.partition is None:
             return None
         day = Period("day")
-        plan = plan_folders(self.layout, start, end, day, directory_bucket=self.directory)
-        found = {position[0] for position, _ in stream(plan, self.source, stats)}
-        return sorted((int(text) for text in found), reverse=True)
+        return plan_folders(self.layout, start, end, day, directory_bucket=self.directory)
 
-    def _directory_latest(
-        self,
-        n: int,
-        start: int,
-        end: int,
-        before: Position | None,
-        days: list[int] | None,
-        stats: Stats,
-        max_workers: int,
-    ) -> Iterator[Ordered]:
-        """Directory buckets list whole folders anyway: read the days that hold data, newest
-        first, one day at a time, until ``n`` objects are found."""
-        spans = [(start, end)] if days is None else [(d, d + DAY_MS) for d in days]
-        remaining = n
-        for low, high in spans:
-            low, high = max(low, start), min(high, end)
-            if remaining <= 0:
-                return
-            if low >= high:
-                continue
-            plan = plan_window(
-                self.layout,
-                low,
-                high,
-                directory_bucket=True,
-                newest_first=True,
-                limit=remaining,
-                before=before,
-            )
-            for entry in stream(plan, self.source, stats, max_workers=max_workers):
-                remaining -= 1
-                yield entry
+    def _data_days(self, start: int, end: int, stats: Stats) -> list[int] | None:
+        """Day folders holding data in the window, newest first (None without period folders)."""
+        plan = self.folder_plan(start, end)
+        if plan is None:
+            return None
+        return days_found(position for position, _ in stream(plan, self.source, stats))
 
     # --- period folders -------------------------------------------------------------------
     def periods(

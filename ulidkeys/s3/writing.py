@@ -9,7 +9,8 @@ from __future__ import annotations
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from ulidkeys.errors import (
     retried,
 )
 from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.steps import Send, Steps, perform
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
 #: when a conflicting conditional write was still in flight (AWS only; moto never sends it).
@@ -96,7 +98,7 @@ def _spool(body: Any) -> Any:
     return spool
 
 
-def _own_write(client: Any, bucket: str, key: str, token: str, error: Exception) -> bool:
+def _own_write(bucket: str, key: str, token: str, error: Exception) -> Steps[bool]:
     """Whether the object a conflict reports is this call's own write (its reply was lost).
 
     Only a request botocore sent more than once can meet its own write, so a conflict on the
@@ -105,7 +107,7 @@ def _own_write(client: Any, bucket: str, key: str, token: str, error: Exception)
     if not retried(error):
         return False
     try:
-        head = client.head_object(Bucket=bucket, Key=key)
+        head = yield Send("head_object", {"Bucket": bucket, "Key": key})
     except Exception as missing:  # the other object was deleted since: not ours either way
         if aws_error(missing)[1] == 404:
             return False
@@ -133,6 +135,22 @@ def put_new(
     file first (:data:`SPOOL_MEMORY`), so checksums and retries can reread it. Other errors
     propagate unchanged; after one, an object may or may not exist (see README "Guarantees").
     """
+    with put_new_steps(layout, bucket, body, ext=ext, attempts=attempts, **put_kwargs) as steps:
+        return perform(steps, client)
+
+
+@contextmanager
+def put_new_steps(
+    layout: KeyLayout,
+    bucket: str,
+    body: Any,
+    *,
+    ext: str | None = None,
+    attempts: int = 5,
+    **put_kwargs: Any,
+) -> Iterator[Steps[str]]:
+    """:func:`put_new` as steps (for either driver); a spooled copy of the body lives as long
+    as the ``with`` block."""
     for name in _RESERVED:
         if name in put_kwargs:
             raise InvalidValue(f"put_new sets {name} itself; do not pass {name}=...")
@@ -151,8 +169,8 @@ def put_new(
         body = spooled = _spool(body)
         rewind = _rewinder(body)
     try:
-        return _put_attempts(
-            layout, client, bucket, body, rewind, token, ext, attempts, metadata, put_kwargs
+        yield _put_attempts(
+            layout, bucket, body, rewind, token, ext, attempts, metadata, put_kwargs
         )
     finally:
         if spooled is not None:
@@ -161,7 +179,6 @@ def put_new(
 
 def _put_attempts(
     layout: KeyLayout,
-    client: Any,
     bucket: str,
     body: Any,
     rewind: Callable[[], object] | None,
@@ -170,18 +187,17 @@ def _put_attempts(
     attempts: int,
     metadata: dict[str, str],
     put_kwargs: dict[str, Any],
-) -> str:
+) -> Steps[str]:
     tried = []
     for _ in range(attempts):
         key = layout.new_key(ext)
+        params = {"Bucket": bucket, "Key": key, "Body": body, "IfNoneMatch": "*"}
         try:
-            client.put_object(
-                Bucket=bucket, Key=key, Body=body, IfNoneMatch="*", Metadata=metadata, **put_kwargs
-            )
+            yield Send("put_object", {**params, "Metadata": metadata, **put_kwargs})
         except Exception as error:  # botocore's ClientError; anything else is re-raised
             if not _is_conflict(error):
                 raise
-            if _own_write(client, bucket, key, token, error):
+            if (yield from _own_write(bucket, key, token, error)):
                 return key
             tried.append(key)
             if rewind is not None:

@@ -1,0 +1,161 @@
+"""Time slices under asyncio, and what both shells share: the asyncio shell lists a chain as
+concurrent time slices with the same :class:`~ulidkeys.execution.Slicing` as the thread shell
+(exact at every edge, resumable mid-split, within ``max_workers``); Slicing bounds how much is
+listed ahead of a caller that takes nothing; and the asyncio shell's
+:class:`~ulidkeys.execution.Merge` gives the order of the thread shell's ``heapq.merge``.
+
+A small in-memory S3 (``FakeS3``) answers through ``await``, so these run without a server;
+the suites against moto's HTTP server are in ``test_s3_async.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from s3support import T0, FakeS3, brute_force, keys_of, ulid_at
+from test_s3_split import dense_scenarios
+
+from ulidkeys.aio import AsyncBucket
+from ulidkeys.execution import MAX_AHEAD_PAGES, Merge, Slicing, Stats
+from ulidkeys.s3 import KeyLayout, plan_window
+from ulidkeys.s3.bucket import ListingSource
+
+HOUR = 3_600_000
+
+
+class AsyncFake:
+    """``FakeS3`` behind ``await``, optionally slow, recording how many calls overlap."""
+
+    def __init__(self, fake: FakeS3, delay: float = 0.0) -> None:
+        self.fake, self.delay = fake, delay
+        self.busy = self.most = 0
+
+    async def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
+        self.busy += 1
+        self.most = max(self.most, self.busy)
+        try:
+            await asyncio.sleep(self.delay)
+            return self.fake.list_objects_v2(**kwargs)
+        finally:
+            self.busy -= 1
+
+
+async def _collect(results: Any, k: int | None = None) -> tuple[list[dict[str, Any]], Any]:
+    items: list[dict[str, Any]] = []
+    async with results:
+        async for item in results:
+            items.append(item)
+            if k is not None and len(items) >= k:
+                break
+    return items, results
+
+
+def _spread(layout: KeyLayout, count: int, span: int) -> list[str]:
+    return [layout.key_for(ulid_at(T0 + i * span // count, i)) for i in range(count)]
+
+
+@settings(max_examples=40)
+@given(dense_scenarios(), st.integers(1, 4), st.sampled_from([2, 3, 8]))
+def test_async_split_listing_is_exact(
+    scenario: tuple[KeyLayout, list[str], int, int], page: int, workers: int
+) -> None:
+    layout, keys, start, end = scenario
+    fake = FakeS3(keys, page=page)
+    plan = plan_window(layout, start, end, max_keys=page)
+    bucket = AsyncBucket(AsyncFake(fake), "b", layout)  # type: ignore[arg-type]
+    items, listing = asyncio.run(_collect(bucket.run(plan, max_workers=workers)))
+    assert keys_of(items) == brute_force(layout, keys, start, end)
+    stats = listing.stats
+    assert stats.calls == len(fake.requests)
+    assert stats.read == sum(len(r["Contents"]) for r in fake.responses)
+    assert stats.read == stats.returned + stats.skipped + stats.outside
+
+
+@settings(max_examples=25)
+@given(dense_scenarios(), st.integers(1, 3), st.lists(st.integers(0, 30), max_size=4))
+def test_async_resume_from_a_cursor_taken_mid_split(
+    scenario: tuple[KeyLayout, list[str], int, int], page: int, stops: list[int]
+) -> None:
+    layout, keys, start, end = scenario
+    bucket = AsyncBucket(AsyncFake(FakeS3(keys, page=page)), "b", layout)  # type: ignore[arg-type]
+    got: list[str] = []
+    cursor: str | None = None
+    for k in [*stops, None]:
+        plan = (
+            plan_window(layout, start, end, max_keys=page)
+            if cursor is None
+            else plan_window(layout, start, end, cursor=cursor, max_keys=page)
+        )
+        items, listing = asyncio.run(_collect(bucket.run(plan, max_workers=4), k))
+        got += keys_of(items)
+        cursor = listing.cursor or cursor
+    assert got == brute_force(layout, keys, start, end)
+
+
+def test_async_dense_window_is_split_within_max_workers_and_the_call_budget() -> None:
+    layout = KeyLayout("u/")
+    keys = _spread(layout, 20_000, HOUR)
+    fake = FakeS3(keys)
+    client = AsyncFake(fake, delay=0.002)
+    bucket = AsyncBucket(client, "b", layout)  # type: ignore[arg-type]
+    items, listing = asyncio.run(_collect(bucket.list_window(T0, T0 + HOUR, max_workers=6)))
+    assert keys_of(items) == keys
+    starts = {r.get("StartAfter") for r in fake.requests if "StartAfter" in r}
+    assert len(starts) >= 6  # every worker got a slice
+    assert client.most <= 6
+    assert 20 <= listing.stats.calls <= 20 + len(starts)  # a partial page more per slice
+
+
+def test_slices_stop_listing_ahead_of_a_caller_that_takes_nothing() -> None:
+    """The shared, I/O-free :class:`Slicing`: answers are fed back, nothing is taken. Past
+    ``MAX_AHEAD_PAGES`` pages per worker only an empty first slice may still ask, so the
+    listing stops with a bounded amount held (without the bound: all 300 pages); then taking
+    lets it go on, and the whole window comes out exact."""
+    layout = KeyLayout("u/")
+    keys = _spread(layout, 30_000, HOUR)
+    plan = plan_window(layout, T0, T0 + HOUR, max_keys=100)
+    source = ListingSource(FakeS3(keys, page=100), "b")  # type: ignore[arg-type]
+    slicing = Slicing(plan, plan.calls, Stats(), max_workers=4)
+    assert slicing.max_buffered == MAX_AHEAD_PAGES * 4 * 100
+
+    def settle() -> None:
+        while requests := slicing.requests():
+            for piece, token, limit in requests:
+                slicing.receive(piece, source.fetch(piece.state.call, token, limit))
+
+    settle()
+    assert slicing.max_buffered <= slicing.buffered <= slicing.max_buffered + 4 * 100
+    got = []
+    while not slicing.finished(0):
+        got += slicing.take(0)
+        assert slicing.buffered <= slicing.max_buffered + 4 * 100
+        settle()
+    assert [key for (_, key), _ in got] == keys
+
+
+positions = st.tuples(st.sampled_from("0123"), st.sampled_from("abc"))
+
+
+@settings(max_examples=200)
+@given(st.lists(st.lists(positions, max_size=8), max_size=5), st.booleans())
+def test_merge_gives_the_order_of_heapq_merge(chains: list[list[Any]], descending: bool) -> None:
+    """Ties (equal positions in two chains) come out in chain order in both."""
+    streams = [
+        [(position, (number, i)) for i, position in enumerate(sorted(chain, reverse=descending))]
+        for number, chain in enumerate(chains)
+    ]
+    expected = list(heapq.merge(*streams, key=lambda e: e[0], reverse=descending))
+    merge = Merge(descending)
+    iters = [iter(stream) for stream in streams]
+    for number, it in enumerate(iters):
+        merge.push(number, next(it, None))
+    got = []
+    while merge:
+        number, entry = merge.pop()
+        got.append(entry)
+        merge.push(number, next(iters[number], None))
+    assert got == expected

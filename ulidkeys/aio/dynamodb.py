@@ -1,0 +1,227 @@
+"""The asyncio twin of :class:`~ulidkeys.dynamodb.Table`: window queries, the newest items,
+``put_new`` and batch writes on an aiobotocore DynamoDB client, with the sync adapter's plans,
+request builders, item mapping and write steps."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+from ulidkeys.aio.consuming import AsyncConsumable
+from ulidkeys.aio.execution import AsyncResults, run
+from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb.table import Item, QuerySource, Table
+from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
+from ulidkeys.errors import InvalidQuery, describe
+from ulidkeys.execution import Page
+from ulidkeys.planning.entity import Entity
+from ulidkeys.planning.plans import Plan, Slice
+from ulidkeys.planning.queries import QueryCall
+from ulidkeys.steps import perform_async
+from ulidkeys.timeinput import TimeInput
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+
+def async_target(client: DynamoDBClient, table_name: str) -> Target:
+    """The target of an aiobotocore client: it has no resource form, so it always speaks
+    typed values (``{"S": ...}``), converted with boto3's (de)serializer."""
+    if not isinstance(table_name, str) or not table_name:
+        raise InvalidQuery(f"table_name={describe(table_name)} must be the table's name")
+    return Target(cast(Any, client), table_name, False, TypeSerializer(), TypeDeserializer())
+
+
+class AsyncQuerySource:
+    """``query`` awaited: the request and the page are the sync source's."""
+
+    def __init__(self, mapper: QuerySource) -> None:
+        self.mapper = mapper
+
+    async def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
+        mapper = self.mapper
+        client: Any = mapper.target.client
+        return mapper.page(call, await client.query(**mapper.request(call, token, limit)))
+
+
+class AsyncBatchWriter(BatchQueue):
+    """:class:`~ulidkeys.dynamodb.BatchWriter` for asyncio: ``await put(...)``,
+    ``await flush()``, ``async with`` (flushes on exit); the same queue, retries and raises."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        key_attrs: tuple[str, str],
+        check: Callable[[Mapping[str, Any]], object] | None = None,
+        base_delay: float = 0.05,
+        max_delay: float = 5.0,
+        max_attempts: int | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        super().__init__(
+            target,
+            key_attrs=key_attrs,
+            check=check,
+            base_delay=base_delay,
+            max_delay=max_delay,
+            max_attempts=max_attempts,
+        )
+        self._sleep = sleep
+
+    async def put(self, item: Mapping[str, Any]) -> None:
+        """Queue a put of ``item`` (plain Python values); may flush a full batch."""
+        await perform_async(self._put_steps(item), self.target.client, self._sleep)
+
+    async def delete(self, key: Mapping[str, Any]) -> None:
+        """Queue a delete of the item with primary key ``key`` (plain values)."""
+        await perform_async(self._delete_steps(key), self.target.client, self._sleep)
+
+    async def flush(self) -> None:
+        """Write everything queued; returns when DynamoDB has processed every request."""
+        await perform_async(self._flush_steps(), self.target.client, self._sleep)
+
+    async def __aenter__(self) -> AsyncBatchWriter:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.flush()
+
+
+class AsyncTable(AsyncConsumable):
+    """A DynamoDB table bound to an aiobotocore client and an
+    :class:`~ulidkeys.planning.entity.Entity`, for asyncio code.
+
+    ``AsyncTable(client, entity, table_name="app")`` with ``client`` from
+    ``aiobotocore.session.get_session().create_client("dynamodb")``; the methods mirror
+    :class:`~ulidkeys.dynamodb.Table`'s and return :class:`AsyncResults` for ``async for``.
+    """
+
+    def __init__(self, client: DynamoDBClient, entity: Entity, *, table_name: str) -> None:
+        self.target = async_target(client, table_name)
+        self.table = Table(self.target, entity)  # plans and maps; never sends a request
+        self.entity, self.name, self.client = entity, table_name, client
+
+    def __repr__(self) -> str:
+        return f"AsyncTable({self.name!r}, {self.entity!r})"
+
+    @property
+    def consumer(self) -> Table:
+        return self.table
+
+    def async_source(self, source: QuerySource) -> AsyncQuerySource:
+        return AsyncQuerySource(source)
+
+    def plan(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The Query calls for the items whose id time is in ``[since, until)``."""
+        return self.table.plan(
+            since,
+            until,
+            newest_first=newest_first,
+            limit=limit,
+            index=index,
+            after=after,
+            cursor=cursor,
+            **fields,
+        )
+
+    def query_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        **fields: object,
+    ) -> AsyncResults[Item]:
+        """The entity's items whose id time is in ``[since, until)`` (``async for``)."""
+        query_plan = self.plan(
+            since,
+            until,
+            newest_first=newest_first,
+            limit=limit,
+            index=index,
+            after=after,
+            cursor=cursor,
+            **fields,
+        )
+        return self.run(query_plan, page_size=page_size, max_workers=max_workers)
+
+    def query_slice(
+        self,
+        piece: Slice,
+        *,
+        newest_first: bool = False,
+        index: str | None = None,
+        cursor: str | None = None,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        **fields: object,
+    ) -> AsyncResults[Item]:
+        """The items of one slice of a window (as :meth:`Table.query_slice
+        <ulidkeys.dynamodb.Table.query_slice>`)."""
+        plan = self.table.slice_plan(
+            piece, newest_first=newest_first, index=index, cursor=cursor, **fields
+        )
+        return self.run(plan, page_size=page_size, max_workers=max_workers)
+
+    def latest(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        index: str | None = None,
+        max_workers: int = 8,
+        **fields: object,
+    ) -> AsyncResults[Item]:
+        """The ``n`` newest items with id time in ``[since, until)``, newest first."""
+        query_plan = self.table.latest_plan(
+            n, since=since, until=until, cursor=cursor, index=index, **fields
+        )
+        return self.run(query_plan, max_workers=max_workers)
+
+    def run(
+        self, plan: Plan[QueryCall], *, page_size: int | None = None, max_workers: int = 8
+    ) -> AsyncResults[Item]:
+        """Run a plan made by :meth:`plan` (or by hand) against this table."""
+        source = AsyncQuerySource(QuerySource(self.target, page_size))
+        return run(plan, source, max_workers=max_workers)
+
+    async def put_new(self, item: Mapping[str, Any]) -> Item:
+        """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""
+        self.entity.parse(item)  # its keys must fit the templates: no hand-built keys
+        steps = put_new_steps(self.target, item, key_attrs=self.entity.key_attrs())
+        return await perform_async(steps, self.client)
+
+    def batch_writer(self, **options: Any) -> AsyncBatchWriter:
+        """An :class:`AsyncBatchWriter` that checks every item against the entity's templates."""
+        return AsyncBatchWriter(
+            self.target, key_attrs=self.entity.key_attrs(), check=self.entity.parse, **options
+        )

@@ -1,0 +1,164 @@
+"""The asyncio twin of :class:`~ulidkeys.s3.Bucket`: window listings, the newest objects and
+``put_new`` on an aiobotocore S3 client, planned and mapped by the sync adapter's own code."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, cast
+
+from ulidkeys.aio.consuming import AsyncConsumable
+from ulidkeys.aio.execution import AsyncResults, drive, run, stream
+from ulidkeys.execution import Ordered, Page, Stats
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.listings import MAX_KEYS, ListCall
+from ulidkeys.planning.plans import Plan, Slice
+from ulidkeys.s3.bucket import Bucket, ListingSource, Obj, days_found
+from ulidkeys.s3.writing import put_new_steps
+from ulidkeys.steps import perform_async
+from ulidkeys.timeinput import TimeInput
+
+if TYPE_CHECKING:
+    from types_aiobotocore_s3 import S3Client
+
+
+class AsyncListingSource:
+    """``list_objects_v2`` awaited: the request and the page are the sync source's."""
+
+    def __init__(self, mapper: ListingSource) -> None:
+        self.mapper = mapper
+
+    async def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
+        mapper = self.mapper
+        response = await mapper.client.list_objects_v2(**mapper.request(call, token))  # type: ignore[misc]
+        return mapper.page(response, token)
+
+
+class AsyncBucket(AsyncConsumable):
+    """A bucket bound to an aiobotocore client and a :class:`KeyLayout`, for asyncio code.
+
+    ``AsyncBucket(client, "photos", KeyLayout("uploads/", period="day"))`` with ``client``
+    from ``aiobotocore.session.get_session().create_client("s3")``; the methods mirror
+    :class:`~ulidkeys.s3.Bucket`'s and return :class:`AsyncResults` for ``async for``;
+    ``fast_pages`` as on the Bucket.
+    """
+
+    def __init__(
+        self,
+        client: S3Client,
+        name: str,
+        layout: KeyLayout | None = None,
+        *,
+        directory: bool | None = None,
+        fast_pages: bool = True,
+    ) -> None:
+        # The sync Bucket plans and maps (and installs the fast page reader on the client's
+        # events, which aiobotocore emits as botocore does); its client is only awaited here.
+        self.bucket = Bucket(
+            cast(Any, client), name, layout, directory=directory, fast_pages=fast_pages
+        )
+        self.client, self.name = client, name
+        self.layout, self.directory = self.bucket.layout, self.bucket.directory
+        self.source = AsyncListingSource(self.bucket.source)
+
+    def __repr__(self) -> str:
+        return f"AsyncBucket({self.name!r}, {self.layout})"
+
+    @property
+    def consumer(self) -> Bucket:
+        return self.bucket
+
+    def async_source(self, source: ListingSource) -> AsyncListingSource:
+        return AsyncListingSource(source)
+
+    def plan_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        after: str | None = None,
+        cursor: str | None = None,
+        max_keys: int = MAX_KEYS,
+    ) -> Plan[ListCall]:
+        """The ListObjectsV2 calls that list exactly the window (as ``Bucket.plan_window``)."""
+        return self.bucket.plan_window(since, until, after=after, cursor=cursor, max_keys=max_keys)
+
+    def list_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        after: str | None = None,
+        cursor: str | None = None,
+        max_workers: int = 8,
+        split: bool = True,
+    ) -> AsyncResults[Obj]:
+        """The objects whose id time is in ``[since, until)``, oldest first (``async for``);
+        ``split`` as in :meth:`Bucket.list_window <ulidkeys.s3.Bucket.list_window>`."""
+        plan = self.plan_window(since, until, after=after, cursor=cursor)
+        return self.run(plan, max_workers=max_workers, split=split)
+
+    def list_slice(
+        self, piece: Slice, *, cursor: str | None = None, max_workers: int = 8
+    ) -> AsyncResults[Obj]:
+        """The objects of one slice of a window (as :meth:`Bucket.list_slice
+        <ulidkeys.s3.Bucket.list_slice>`)."""
+        plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
+        return self.run(plan.slice_plan(piece, cursor), max_workers=max_workers)
+
+    def run(
+        self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
+    ) -> AsyncResults[Obj]:
+        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
+        return run(plan, self.source, max_workers=max_workers, split=split)
+
+    def latest(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        max_workers: int = 8,
+    ) -> AsyncResults[Obj]:
+        """The ``n`` newest objects with id time in ``[since, until)``, newest first."""
+        newest = self.bucket.newest(n, since, until, cursor, max_workers)
+        if newest.plan is not None:
+            return self.run(newest.plan, max_workers=max_workers)
+
+        async def items(stats: Stats) -> AsyncIterator[Ordered]:
+            if newest.n == 0:
+                return
+            days = await self._data_days(newest.start, newest.top, stats)
+            if self.directory:
+                for plan in newest.directory_plans(days):
+                    async with aclosing(
+                        stream(plan, self.source, stats, max_workers=max_workers)
+                    ) as entries:
+                        async for entry in entries:
+                            newest.remaining -= 1
+                            yield entry
+                return
+            steps = newest.search(days, stats)
+            if steps is not None:
+                for entry in await drive(steps, self.source, max_workers=max_workers):
+                    yield entry
+
+        return AsyncResults(items, newest.cursor_of)
+
+    async def _data_days(self, start: int, end: int, stats: Stats) -> list[int] | None:
+        plan = self.bucket.folder_plan(start, end)
+        if plan is None:
+            return None
+        async with aclosing(stream(plan, self.source, stats)) as entries:
+            return days_found([position async for position, _ in entries])
+
+    async def put_new(
+        self, body: Any, *, ext: str | None = None, attempts: int = 5, **put_kwargs: Any
+    ) -> str:
+        """Upload under a fresh key that is never an existing object's; returns the key."""
+        layout = self.layout
+        with put_new_steps(
+            layout, self.name, body, ext=ext, attempts=attempts, **put_kwargs
+        ) as steps:
+            return await perform_async(steps, self.client)
