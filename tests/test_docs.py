@@ -8,6 +8,7 @@ checked.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import io
 import os
@@ -19,9 +20,13 @@ from typing import Any
 
 import boto3
 import pytest
+from faults import moto_server
 from moto import mock_aws
 
 from ulidkeys.dynamodb import Entity
+from ulidkeys.s3 import KeyLayout
+from ulidkeys.timeinput import now_ms, to_ms
+from ulidkeys.ulid import ULID
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -125,3 +130,30 @@ def test_images_the_docs_show_exist() -> None:
     assert len(shown) >= 4
     missing = [f"{doc.name}: {t}" for doc, t in shown if not (doc.parent / t).is_file()]
     assert not missing, missing
+
+
+def test_readme_async_example_runs_against_moto_server(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's asyncio handler, called: aiobotocore cannot use moto's in-process mock,
+    so its default client is pointed at moto's HTTP server (``AWS_ENDPOINT_URL``)."""
+    [block] = [b for name, b in BLOCKS if name == "README.md" and "async def handler" in b]
+    layout = KeyLayout("uploads/", shards=4, period="day")
+    in_window = [layout.key_for(str(ULID.new(to_ms("2024-05-17T09:30:00Z") + i))) for i in range(3)]
+    recent = layout.key_for(str(ULID.new(now_ms() - 600_000)))
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with moto_server() as endpoint:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+        s3 = boto3.client("s3")
+        s3.create_bucket(Bucket="photos")
+        for key in [*in_window, recent]:
+            s3.put_object(Bucket="photos", Key=key, Body=b"")
+        namespace: dict[str, Any] = {"__name__": "docs"}
+        exec(compile(block, "README async block", "exec"), namespace)
+        asyncio.run(namespace["handler"]({}, None))
+    printed = capsys.readouterr().out.split()
+    assert printed[:3] == in_window  # in time order (the ids are 1 ms apart)
+    assert printed[3] == "4" and printed[4].startswith("uk1.")  # a call a shard; the cursor
+    assert printed[5:] == [recent, recent]  # the newest object; the one new in the last hour

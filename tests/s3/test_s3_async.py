@@ -11,10 +11,12 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 import pytest
-from aiosupport import MODES, RequestCounter, Shell, shells
+from aiobotocore.session import get_session
+from aiosupport import CREDENTIALS, MODES, RequestCounter, Shell, shells
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from s3support import T0, brute_force, fill_bucket, keys_of, layouts, ulid_at
@@ -240,3 +242,36 @@ def test_put_new_races_exactly_one_wins(
     s3 = shell.sync_clients["s3"]
     for n, key in written.items():
         assert s3.get_object(Bucket=listed.name, Key=key)["Body"].read() == f"body-{n}".encode()
+
+
+def test_async_listings_read_pages_with_the_fast_reader(both: dict[str, Shell]) -> None:
+    """aiobotocore emits botocore's ``before-parse`` event: the reader handles its pages, and
+    the objects are the ones aiobotocore's own parser gives (``fast_pages=False``)."""
+    shell = both["async"]
+    layout = KeyLayout("fast/", shards=2)
+    keys = random_keys(layout, random.Random(3), 2500, T0, T0 + HOUR)
+    fast = bucket_of(shell, layout, keys)
+    assert isinstance(fast, AsyncBucket) and fast.bucket.source.fast_pages
+    seen: list[bool] = []
+
+    def spy(response_dict: dict[str, Any], **_: Any) -> None:
+        seen.append(response_dict["body"] == b"")  # read already by the reader
+
+    async def plain_listing() -> list[Any]:
+        session = get_session()
+        options = shell.async_clients["s3"].meta.endpoint_url
+        async with session.create_client("s3", endpoint_url=options, **CREDENTIALS) as client:
+            plain = AsyncBucket(client, fast.name, layout, fast_pages=False)
+            assert not plain.bucket.source.fast_pages
+            return [obj async for obj in plain.list_window(T0, T0 + HOUR)]
+
+    shell.client("s3").meta.events.register("before-parse.s3.ListObjectsV2", spy)
+    try:
+        listed = shell.take(lambda: fast.list_window(T0, T0 + HOUR)).items
+    finally:
+        shell.client("s3").meta.events.unregister("before-parse.s3.ListObjectsV2", spy)
+    assert seen and all(seen)
+    parsed = shell.loop.run(plain_listing())
+    assert keys_of(listed) == sorted(keys, key=lambda k: (layout.parse(k).id, k))
+    assert listed == parsed
+    assert all(isinstance(obj["LastModified"], datetime) for obj in listed)
