@@ -249,7 +249,7 @@ def test_async_listings_read_pages_with_the_fast_reader(both: dict[str, Shell]) 
     the objects are the ones aiobotocore's own parser gives (``fast_pages=False``)."""
     shell = both["async"]
     layout = KeyLayout("fast/", shards=2)
-    keys = random_keys(layout, random.Random(3), 2500, T0, T0 + HOUR)
+    keys = random_keys(layout, random.Random(3), 1500, T0, T0 + HOUR)
     fast = bucket_of(shell, layout, keys)
     assert isinstance(fast, AsyncBucket) and fast.bucket.source.fast_pages
     seen: list[bool] = []

@@ -113,14 +113,14 @@ def test_async_dense_window_is_split_within_max_workers_and_the_call_budget() ->
 def test_slices_stop_listing_ahead_of_a_caller_that_takes_nothing() -> None:
     """The shared, I/O-free :class:`Slicing`: answers are fed back, nothing is taken. Past
     ``MAX_AHEAD_PAGES`` pages per worker only an empty first slice may still ask, so the
-    listing stops with a bounded amount held (without the bound: all 300 pages); then taking
+    listing stops with a bounded amount held (without the bound: all 200 pages); then taking
     lets it go on, and the whole window comes out exact."""
     layout = KeyLayout("u/")
-    keys = _spread(layout, 30_000, HOUR)
-    plan = plan_window(layout, T0, T0 + HOUR, max_keys=100)
-    source = ListingSource(FakeS3(keys, page=100), "b")  # type: ignore[arg-type]
+    keys = _spread(layout, 8_000, HOUR)
+    plan = plan_window(layout, T0, T0 + HOUR, max_keys=40)
+    source = ListingSource(FakeS3(keys, page=40), "b")  # type: ignore[arg-type]
     slicing = Slicing(plan, plan.calls, Stats(), max_workers=4)
-    assert slicing.max_buffered == MAX_AHEAD_PAGES * 4 * 100
+    assert slicing.max_buffered == MAX_AHEAD_PAGES * 4 * 40
 
     def settle() -> None:
         while requests := slicing.requests():
@@ -128,11 +128,11 @@ def test_slices_stop_listing_ahead_of_a_caller_that_takes_nothing() -> None:
                 slicing.receive(piece, source.fetch(piece.state.call, token, limit))
 
     settle()
-    assert slicing.max_buffered <= slicing.buffered <= slicing.max_buffered + 4 * 100
+    assert slicing.max_buffered <= slicing.buffered <= slicing.max_buffered + 4 * 40
     got = []
     while not slicing.finished(0):
         got += slicing.take(0)
-        assert slicing.buffered <= slicing.max_buffered + 4 * 100
+        assert slicing.buffered <= slicing.max_buffered + 4 * 40
         settle()
     assert [key for (_, key), _ in got] == keys
 
