@@ -199,6 +199,32 @@ def test_closed_pipe_stops_quietly(
         assert "Traceback" not in capsys.readouterr().err
 
 
+def test_ls_latest_with_a_suffix_prints_n_objects_of_that_suffix(
+    aws: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The newest keys have other extensions: the N newest ``.jpg`` are older than them, and
+    are still the ones printed (fetched from the cursor), never fewer than N."""
+    s3 = boto3.client("s3")
+    s3.create_bucket(Bucket="photos")
+    layout = KeyLayout("uploads/", suffix=".jpg")
+    jpgs = [ULID.new(at=START + i * 1000) for i in range(5)]
+    pngs = [ULID.new(at=START + 10_000 + i * 1000) for i in range(7)]  # all newer
+    for u in jpgs:
+        s3.put_object(Bucket="photos", Key=layout.key_for(u), Body=b"")
+    for u in pngs:
+        s3.put_object(Bucket="photos", Key=layout.key_for(u, ext="png"), Body=b"")
+    ls = ["ls", "s3://photos/uploads/", "--suffix", ".jpg", "--until", "2024-05-17T10:00:00Z"]
+    for n, expected in [(3, jpgs[:-4:-1]), (5, jpgs[::-1]), (9, jpgs[::-1])]:
+        assert main([*ls, "--latest", str(n), "-o", "jsonl"]) == 0
+        out, err = capsys.readouterr()
+        assert [json.loads(line)["Key"] for line in out.splitlines()] == [
+            layout.key_for(u) for u in expected
+        ]
+        assert f"{len(expected)} objects (7 with another suffix left out)" in err
+    assert main(["ls", "s3://photos/uploads/", "--latest", "3", "-o", "jsonl"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 3  # without --suffix: any extension
+
+
 def test_output_formats_of_ls_and_query(aws: None, capsys: pytest.CaptureFixture[str]) -> None:
     s3 = boto3.client("s3")
     s3.create_bucket(Bucket="photos")

@@ -24,6 +24,7 @@ from ulidkeys.consuming import CheckpointStore, Consumption, FileStore
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
+from ulidkeys.execution import Ordered, Results, Stats
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
@@ -391,6 +392,40 @@ def _show_objects(args: argparse.Namespace, layout: KeyLayout) -> Callable[[Any]
     return show
 
 
+def _latest(
+    bucket: Bucket, layout: KeyLayout, n: int, until: str | None, cursor: str | None
+) -> Results[dict[str, Any]]:
+    """``ls --latest N``: the N newest objects; with ``--suffix``, the N newest *with that
+    suffix*: while some of those listed had another suffix, older ones are listed from the
+    cursor, so N are printed whenever N such objects exist."""
+    first = bucket.latest(n, until=until, cursor=cursor)
+    if not layout.suffix:
+        return first
+    fits = _suffix_fits(layout)
+
+    def items(stats: Stats) -> Iterator[Ordered]:
+        listing, wanted, asked = first, n, n
+        while True:
+            listed = fitting = 0
+            try:
+                with listing:
+                    for obj in listing:
+                        listed += 1
+                        fitting += fits(obj)
+                        yield listing.position, obj  # type: ignore[misc]
+            finally:
+                stats.calls += listing.stats.calls
+                stats.read += listing.stats.read
+                stats.skipped += listing.stats.skipped
+            wanted -= fitting
+            if wanted <= 0 or listed < asked or listing.cursor is None:
+                return  # enough, or nothing older
+            asked = wanted
+            listing = bucket.latest(asked, cursor=listing.cursor)
+
+    return Results(items, first.cursor_at)
+
+
 def _cmd_ls(args: argparse.Namespace) -> int:
     bucket_name, prefix = split_s3_url(args.location)
     layout = _ls_layout(args, prefix)
@@ -420,7 +455,7 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
         return _consume(bucket.consume(store, **_consume_options(args)), show, "objects")
     if args.latest is not None:
-        listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor)
+        listing = _latest(bucket, layout, args.latest, args.until, args.cursor)
     elif args.slice is not None:
         listing = bucket.run(_slice_plan(args, layout, directory))
     elif args.since is None and args.cursor is None:

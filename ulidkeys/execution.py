@@ -429,6 +429,10 @@ class Yielded:
         """Where to resume: just past the last item yielded (None before the first)."""
         return None if self._last is None else self._cursor_of(self._last)
 
+    def cursor_at(self, position: Position) -> str:
+        """The cursor that resumes this listing just past ``position`` (one of its items)."""
+        return self._cursor_of(position)
+
     @property
     def position(self) -> Position | None:
         """``(id, key)`` of the last item yielded."""
