@@ -20,6 +20,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 
 test: $(STAMP)
 	$(BIN)/ruff check ulidkeys tests benchmarks examples
+	$(BIN)/ruff format --check ulidkeys tests benchmarks examples
 	$(BIN)/mypy ulidkeys
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 

@@ -72,6 +72,8 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
     insta = SnowflakeGenerator(1341, INSTAGRAM_SPLIT)
     theirs_flake = snowflake.SnowflakeGenerator(1) if snowflake else None
     name = "https://example.com/a.jpg"
+    # a table: one row per scheme, its peers beside it
+    # fmt: off
     return [
         ("ULID", "ulidkeys.new()", ulidkeys.new, [
             ("python-ulid str(ULID())", lambda: str(python_ulid.ULID())),
@@ -126,6 +128,7 @@ def scheme_rows() -> list[tuple[str, str, Callable[[], object], list[tuple[str, 
              typeid and (lambda: str(typeid.TypeID(prefix="post")))),
         ]),
     ]
+    # fmt: on
 
 
 def measure_schemes(rounds: int) -> None:

@@ -101,4 +101,3 @@ class AsyncConsumable:
             listing=listing,
         )
         return AsyncConsumption(run, self.async_source(run.source))
-
