@@ -9,6 +9,8 @@ import asyncio
 import random
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -275,3 +277,37 @@ def test_async_listings_read_pages_with_the_fast_reader(both: dict[str, Shell]) 
     assert keys_of(listed) == sorted(keys, key=lambda k: (layout.parse(k).id, k))
     assert listed == parsed
     assert all(isinstance(obj["LastModified"], datetime) for obj in listed)
+
+
+def test_async_presigned_uploads_are_signed_like_the_sync_ones(both: dict[str, Shell]) -> None:
+    """The same signing steps on aiobotocore (where signing is a coroutine): the PUT URL
+    uploads once, then S3 refuses a second PUT (If-None-Match is signed in); the POST has the
+    same fields as the sync bucket's."""
+    shell = both["async"]
+    layout = KeyLayout("signed/", suffix=".bin")
+    listed = bucket_of(shell, layout)
+    assert isinstance(listed, AsyncBucket)
+    upload = shell.do(listed.presigned_put(expires=300, content_type="application/x-test"))
+    assert layout.fits(upload.key) and upload.method == "PUT"
+    assert upload.headers == {"If-None-Match": "*", "Content-Type": "application/x-test"}
+
+    def send(body: bytes) -> int:
+        request = urllib.request.Request(
+            upload.url, data=body, method="PUT", headers=upload.headers
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert send(b"first") == 200
+    assert send(b"second") == 412
+    stored = shell.sync_clients["s3"].get_object(Bucket=listed.name, Key=upload.key)
+    assert stored["Body"].read() == b"first"
+    post = shell.do(listed.presigned_post(expires=300, max_bytes=100, ext="txt"))
+    twin = Bucket(shell.sync_clients["s3"], listed.name, layout).presigned_post(
+        expires=300, max_bytes=100, ext="txt"
+    )
+    assert post.method == "POST" and post.fields["key"] == post.key and post.key.endswith(".txt")
+    assert sorted(post.fields) == sorted(twin.fields) and post.url == twin.url

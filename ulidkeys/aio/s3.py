@@ -14,7 +14,12 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket, ListingSource, Obj, days_found
-from ulidkeys.s3.writing import put_new_steps
+from ulidkeys.s3.writing import (
+    PresignedUpload,
+    presigned_post_steps,
+    presigned_put_steps,
+    put_new_steps,
+)
 from ulidkeys.steps import perform_async
 from ulidkeys.timeinput import TimeInput
 
@@ -162,3 +167,24 @@ class AsyncBucket(AsyncConsumable):
             layout, self.name, body, ext=ext, attempts=attempts, **put_kwargs
         ) as steps:
             return await perform_async(steps, self.client)
+
+    async def presigned_put(
+        self, *, expires: int = 3600, content_type: str | None = None, ext: str | None = None
+    ) -> PresignedUpload:
+        """A fresh key and a presigned PUT URL (as :meth:`Bucket.presigned_put
+        <ulidkeys.s3.Bucket.presigned_put>`; signed locally, no request is sent)."""
+        steps = presigned_put_steps(self.layout, self.name, expires, content_type, ext)
+        return await perform_async(steps, self.client)
+
+    async def presigned_post(
+        self,
+        *,
+        expires: int = 3600,
+        content_type: str | None = None,
+        max_bytes: int | None = None,
+        ext: str | None = None,
+    ) -> PresignedUpload:
+        """A fresh key and the URL + form fields of a browser POST upload (as
+        :meth:`Bucket.presigned_post <ulidkeys.s3.Bucket.presigned_post>`)."""
+        steps = presigned_post_steps(self.layout, self.name, expires, content_type, max_bytes, ext)
+        return await perform_async(steps, self.client)

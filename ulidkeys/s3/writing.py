@@ -221,14 +221,28 @@ def presigned_put(
 ) -> PresignedUpload:
     """A presigned PUT for a fresh key. ``If-None-Match: *`` is signed in, so the uploader
     must send it (see ``headers``) and S3 refuses to overwrite an existing object."""
+    steps = presigned_put_steps(layout, bucket, expires, content_type, ext)
+    return perform(steps, client)
+
+
+def presigned_put_steps(
+    layout: KeyLayout, bucket: str, expires: int, content_type: str | None, ext: str | None
+) -> Steps[PresignedUpload]:
+    """:func:`presigned_put` as steps (one signing call, local: no request is sent)."""
     key = layout.new_key(ext)
     params: dict[str, Any] = {"Bucket": bucket, "Key": key, "IfNoneMatch": "*"}
     headers = {"If-None-Match": "*"}
     if content_type is not None:
         params["ContentType"] = content_type
         headers["Content-Type"] = content_type
-    url = client.generate_presigned_url(
-        "put_object", Params=params, ExpiresIn=_seconds(expires), HttpMethod="PUT"
+    url = yield Send(
+        "generate_presigned_url",
+        {
+            "ClientMethod": "put_object",
+            "Params": params,
+            "ExpiresIn": _seconds(expires),
+            "HttpMethod": "PUT",
+        },
     )
     return PresignedUpload(key=key, url=url, method="PUT", expires_in=expires, headers=headers)
 
@@ -248,6 +262,19 @@ def presigned_post(
     POST policies cannot carry ``If-None-Match``: safety rests on the key's 80 random bits.
     ``max_bytes`` adds a ``content-length-range`` condition.
     """
+    steps = presigned_post_steps(layout, bucket, expires, content_type, max_bytes, ext)
+    return perform(steps, client)
+
+
+def presigned_post_steps(
+    layout: KeyLayout,
+    bucket: str,
+    expires: int,
+    content_type: str | None,
+    max_bytes: int | None,
+    ext: str | None,
+) -> Steps[PresignedUpload]:
+    """:func:`presigned_post` as steps (one signing call, local: no request is sent)."""
     key = layout.new_key(ext)
     fields: dict[str, str] = {}
     conditions: list[Any] = []
@@ -257,8 +284,15 @@ def presigned_post(
     if max_bytes is not None:
         require_count(max_bytes, "max_bytes")
         conditions.append(["content-length-range", 0, max_bytes])
-    post = client.generate_presigned_post(
-        bucket, key, Fields=fields, Conditions=conditions, ExpiresIn=_seconds(expires)
+    post = yield Send(
+        "generate_presigned_post",
+        {
+            "Bucket": bucket,
+            "Key": key,
+            "Fields": fields,
+            "Conditions": conditions,
+            "ExpiresIn": _seconds(expires),
+        },
     )
     return PresignedUpload(
         key=key, url=post["url"], method="POST", expires_in=expires, fields=dict(post["fields"])
