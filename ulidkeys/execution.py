@@ -223,9 +223,11 @@ _POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for ev
 #: partial page (one more call), so thinner pieces would buy little time for their calls.
 MIN_SLICE_PAGES = 2
 #: Items listed ahead of the caller are bounded to about this many pages per worker: past it,
-#: only the slice the caller waits for is asked for its next page (memory stays O(workers),
-#: not O(window), when the caller is slower than the listing; closing early wastes little).
-MAX_AHEAD_PAGES = 2
+#: only the slice the caller waits for is asked for its next page. Later slices hold what
+#: they read until the caller reaches them, so without a bound memory would grow with the
+#: window; 2 pages a worker measured 1.4x slower than 8 on a 100-page window with 16
+#: workers (benchmarks/s3_scale.py), 8 as fast as no bound.
+MAX_AHEAD_PAGES = 8
 
 
 class _Slice(Generic[CallT]):
@@ -235,6 +237,7 @@ class _Slice(Generic[CallT]):
         self.state, self.lo_ms, self.hi_ms = state, lo_ms, hi_ms
         self.items: list[Ordered] = []
         self.sent = False  # a request is in flight
+        self.page_keys = 0  # the most keys a page of it held that was not its last
 
     @property
     def last_ms(self) -> int | None:
@@ -351,6 +354,9 @@ class Slicing(Generic[CallT]):
         if first_id is None:
             return False
         piece.state.narrow(first_id)
+        trimmer = self.plan.trimmer
+        if trimmer is not None:  # its next pages end at the cut (a page in flight may not)
+            piece.state.call = trimmer(piece.state.call, first_id)
         piece.hi_ms = new[0].lo_ms
         for before, after in pairwise(new):
             before.hi_ms = after.lo_ms
@@ -362,12 +368,16 @@ class Slicing(Generic[CallT]):
 
     @staticmethod
     def _page_size(piece: _Slice[CallT]) -> int:
-        return int(getattr(piece.state.call, "max_keys", 1000))
+        """Keys a page of the slice holds: the most a page that was not the last held (a
+        DynamoDB page is 1 MB, however many items that is), else the call's ``max_keys``."""
+        return piece.page_keys or int(getattr(piece.state.call, "max_keys", 1000))
 
     def receive(self, piece: _Slice[CallT], page: Page) -> None:
         """An answer to a request :meth:`requests` gave."""
         piece.sent = False
         self.in_flight -= 1
+        if page.token is not None:
+            piece.page_keys = max(piece.page_keys, len(page.entries))
         items = piece.state.receive(page)
         self.buffered += len(items)
         piece.items += items

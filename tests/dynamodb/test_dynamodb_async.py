@@ -76,6 +76,7 @@ offsets = st.lists(
     newest_first=st.booleans(),
     limit=st.none() | st.integers(1, 8),
     page_size=st.none() | st.integers(1, 4),
+    split=st.booleans(),
 )
 def test_windows_are_exact_and_resume_from_cursors(
     both: dict[str, Shell],
@@ -86,6 +87,7 @@ def test_windows_are_exact_and_resume_from_cursors(
     newest_first: bool,
     limit: int | None,
     page_size: int | None,
+    split: bool,
 ) -> None:
     shell, entity = both[mode], ENTITIES[kind]
     org = f"o{next(_orgs)}"
@@ -101,14 +103,22 @@ def test_windows_are_exact_and_resume_from_cursors(
     with RequestCounter(shell.client("dynamodb"), "dynamodb.Query") as counter:
         first = shell.take(
             lambda: table.query_window(
-                start, end, newest_first=newest_first, limit=limit, page_size=page_size, org=org
+                start,
+                end,
+                newest_first=newest_first,
+                limit=limit,
+                page_size=page_size,
+                split=split,
+                org=org,
             )
         )
     assert [item["SK"] for item in first.items] == expected[:limit]
     assert first.stats.calls == counter.sent and first.stats.returned == len(first.items)
     if first.cursor is not None:
         rest = shell.take(
-            lambda: table.query_window(cursor=first.cursor, newest_first=newest_first, org=org)
+            lambda: table.query_window(
+                cursor=first.cursor, newest_first=newest_first, split=split, org=org
+            )
         )
         assert [item["SK"] for item in first.items + rest.items] == expected
     if kind == "post" or bounds[0] > 0:  # bucketed entities need since=

@@ -157,9 +157,11 @@ class AsyncTable(AsyncConsumable):
         cursor: str | None = None,
         page_size: int | None = None,
         max_workers: int = 8,
+        split: bool = False,
         **fields: object,
     ) -> AsyncResults[Item]:
-        """The entity's items whose id time is in ``[since, until)`` (``async for``)."""
+        """The entity's items whose id time is in ``[since, until)`` (``async for``);
+        ``split`` as in :meth:`Table.query_window <ulidkeys.dynamodb.Table.query_window>`."""
         query_plan = self.plan(
             since,
             until,
@@ -170,7 +172,7 @@ class AsyncTable(AsyncConsumable):
             cursor=cursor,
             **fields,
         )
-        return self.run(query_plan, page_size=page_size, max_workers=max_workers)
+        return self.run(query_plan, page_size=page_size, max_workers=max_workers, split=split)
 
     def query_slice(
         self,
@@ -208,11 +210,16 @@ class AsyncTable(AsyncConsumable):
         return self.run(query_plan, max_workers=max_workers)
 
     def run(
-        self, plan: Plan[QueryCall], *, page_size: int | None = None, max_workers: int = 8
+        self,
+        plan: Plan[QueryCall],
+        *,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        split: bool = False,
     ) -> AsyncResults[Item]:
         """Run a plan made by :meth:`plan` (or by hand) against this table."""
         source = AsyncQuerySource(QuerySource(self.target, page_size))
-        return run(plan, source, max_workers=max_workers)
+        return run(plan, source, max_workers=max_workers, split=split)
 
     async def put_new(self, item: Mapping[str, Any]) -> Item:
         """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""

@@ -131,6 +131,7 @@ class Table(Consumable):
         cursor: str | None = None,
         page_size: int | None = None,
         max_workers: int = 8,
+        split: bool = False,
         **fields: object,
     ) -> Results[Item]:
         """The entity's items whose id time is in ``[since, until)``, as plain Python values.
@@ -139,6 +140,11 @@ class Table(Consumable):
         cursor's window is resumed just past its last item. ``after=`` (an item, key or id
         seen last) resumes just past it. Items in the range whose sort key does not fit the
         template (children such as ``Post#<id>#Comment#...``) are read but skipped.
+
+        ``split=True`` lists a window of many pages on one partition as concurrent time
+        slices (``BETWEEN`` sub-ranges cut while workers are idle, merged back in order; not
+        newest first, not with a ``limit``): for big windows of one hot partition, where one
+        chain of pages would wait on each ``LastEvaluatedKey``. See docs/dynamodb.md.
         """
         query_plan = self.plan(
             since,
@@ -150,7 +156,7 @@ class Table(Consumable):
             cursor=cursor,
             **fields,
         )
-        return self.run(query_plan, page_size=page_size, max_workers=max_workers)
+        return self.run(query_plan, page_size=page_size, max_workers=max_workers, split=split)
 
     def query_slice(
         self,
@@ -256,10 +262,17 @@ class Table(Consumable):
         return plan_for, QuerySource(self.target, page_size), self.entity.scheme
 
     def run(
-        self, plan: Plan[QueryCall], *, page_size: int | None = None, max_workers: int = 8
+        self,
+        plan: Plan[QueryCall],
+        *,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        split: bool = False,
     ) -> Results[Item]:
-        """Run a plan made by :meth:`plan` (or by hand) against this table."""
-        return run(plan, QuerySource(self.target, page_size), max_workers=max_workers)
+        """Run a plan made by :meth:`plan` (or by hand) against this table; ``split`` as in
+        :meth:`query_window`."""
+        source = QuerySource(self.target, page_size)
+        return run(plan, source, max_workers=max_workers, split=split)
 
     def query_args(
         self,

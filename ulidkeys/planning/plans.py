@@ -84,7 +84,10 @@ class Plan(Generic[CallT]):
     ``scope`` names what is listed (layout or entity, fields), so a cursor is refused by any
     other listing. ``slicer(call, lo_ms, hi_ms)`` (None: chains are not split) makes the call
     that lists a chain's keys of ``[lo_ms, hi_ms)`` only, with the plan's ``after``: the
-    executor uses it to list one chain as concurrent time slices. ``replan`` (set by the
+    executor uses it to list one chain as concurrent time slices; ``trimmer(call, below_id)``
+    (None: the executor ends a cut chain itself at the first id at or past ``below_id``) makes
+    the same chain's next pages stop below that id, so a cut reads nothing past it (DynamoDB's
+    BETWEEN; S3's continuation token cannot be narrowed). ``replan`` (set by the
     planners) makes the same listing's plan for another window, optionally resumed at a
     cursor: what :meth:`slice_plan` runs one of a window's :meth:`slices` with.
     """
@@ -100,6 +103,7 @@ class Plan(Generic[CallT]):
     after: Position | None = None
     before: Position | None = None
     slicer: Callable[[Any, int, int], Any] | None = field(default=None, repr=False, compare=False)
+    trimmer: Callable[[Any, str], Any] | None = field(default=None, repr=False, compare=False)
     replan: Callable[[int, int, str | None], Plan[CallT]] | None = field(
         default=None, repr=False, compare=False
     )

@@ -8,7 +8,7 @@ of one group (shards) are merged by position by the shared executor.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ulidkeys.errors import (
@@ -44,8 +44,8 @@ class QueryCall:
     newest_first: bool = False
     ordered: bool = True  # DynamoDB returns a partition's items in sort key order
     stop_at: str | None = None  # BETWEEN already ends the range
-    span: tuple[int, int] | None = None  # set when the plan may split the call in time
-    owns: tuple[str, str] | None = None  # BETWEEN is exact: a split call needs no id filter
+    span: tuple[int, int] | None = None  # the id times covered, when it may be cut in slices
+    owns: tuple[str, str] | None = None  # the ids of a time slice (BETWEEN holds just those)
 
     @property
     def hi_inclusive(self) -> Any:
@@ -191,15 +191,39 @@ def plan_query(
     if position is not None:
         lo, hi = _past(position, lo, hi, newest_first, schema, entity, prefix)
 
-    spans: list[tuple[str | None, Any, Any]] = [(values.get(BUCKET), lo, hi)]
+    # (bucket label, sort key range, time span) of each partition's calls
+    spans: list[tuple[str | None, Any, Any, tuple[int, int]]] = [
+        (values.get(BUCKET), lo, hi, (start_ms, end_ms))
+    ]
     if BUCKET in schema.pk.fields and BUCKET not in values:
         assert entity.period is not None
         spans = []
         for first, following in entity.period.spans(start_ms, end_ms):
             first_id, next_id = id_range(scheme, *entity.key_window(first, following))
             spans.append(
-                (entity.period.label(first), max(lo, bound(first_id)), min(hi, bound(next_id)))
+                (
+                    entity.period.label(first),
+                    max(lo, bound(first_id)),
+                    min(hi, bound(next_id)),
+                    (max(first, start_ms), min(following, end_ms)),
+                )
             )
+    # Ascending keys in ascending order can be cut in time slices (BETWEEN sub-ranges);
+    # newest first, or keys that run backwards in time, are read in one chain.
+    splittable = not newest_first and not entity.newest_first_keys
+
+    def slice_call(call: QueryCall, lo_ms: int, hi_ms: int) -> QueryCall | None:
+        """The call restricted to the ids of ``[lo_ms, hi_ms)`` (None when that is empty)."""
+        lo_id, hi_id = id_range(scheme, lo_ms, hi_ms)
+        part_lo, part_hi = max(call.lo, bound(lo_id)), min(call.hi, bound(hi_id))
+        if part_lo >= part_hi:
+            return None
+        return replace(call, lo=part_lo, hi=part_hi, span=(lo_ms, hi_ms), owns=(lo_id, hi_id))
+
+    def trim_call(call: QueryCall, below_id: str) -> QueryCall:
+        """The call ending below the id ``below_id`` (its next page stops at the slice cut)."""
+        return replace(call, hi=min(call.hi, bound(below_id)))
+
     shards: list[str | None] = [values.get(SHARD)]
     if SHARD in schema.pk.fields and SHARD not in values:
         assert entity.shards is not None
@@ -207,7 +231,7 @@ def plan_query(
 
     groups: list[tuple[QueryCall, ...]] = []
     count = 0
-    for label, span_lo, span_hi in spans:
+    for label, span_lo, span_hi, span_ms in spans:
         if span_lo >= span_hi:
             continue  # nothing of this bucket is in the window (or past the cursor)
         count += len(shards)
@@ -232,6 +256,7 @@ def plan_query(
                     sk_attr=schema.sk_attr,
                     index=schema.index,
                     newest_first=newest_first,
+                    span=span_ms if splittable else None,
                 )
             )
         groups.append(tuple(group))
@@ -248,6 +273,8 @@ def plan_query(
         newest_first=newest_first,
         limit=limit,
         after=position,
+        slicer=slice_call if splittable else None,
+        trimmer=trim_call if splittable else None,
         replan=replan,
     )
 
