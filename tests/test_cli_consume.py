@@ -91,3 +91,42 @@ def test_checkpoint_refuses_options_it_cannot_honour(
     Path(cp).write_text("{damaged")
     assert main(["ls", "s3://photos/", "--since", "0", "--checkpoint", cp]) == 2
     assert "damaged" in capsys.readouterr().err
+
+
+def test_explain_with_a_checkpoint_prints_the_next_run_and_changes_nothing(
+    aws: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--explain --checkpoint``: the next run's window (from the stored watermark) and its
+    calls as pasteable aws commands; the checkpoint untouched, so the run that follows still
+    prints what is new."""
+    s3 = boto3.client("s3")
+    s3.create_bucket(Bucket="photos")
+    cp = tmp_path / "cp.json"
+    since = str(int(time.time() * 1000) - 3_600_000)
+    argv = ["ls", "s3://photos/uploads/", "--period", "day", "--since", since]
+    argv += ["--checkpoint", str(cp)]
+    assert main([*argv, "--explain"]) == 0  # before any run: no checkpoint yet
+    first = capsys.readouterr().out
+    assert "no checkpoint yet" in first and "aws s3api list-objects-v2" in first
+    assert not cp.exists()
+    assert main(argv) == 0  # a real run stores the checkpoint
+    capsys.readouterr()
+    stored = cp.read_text()
+    new = LAYOUT.key_for(minutes_ago(0.75))  # inside the overlap of the next run
+    s3.put_object(Bucket="photos", Key=new, Body=b"x")
+    assert main([*argv, "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# next run from the checkpoint (") and "watermark" in out
+    assert "--start-after" in out and "aws s3api list-objects-v2" in out
+    assert cp.read_text() == stored
+    assert main(argv) == 0
+    assert printed_keys(capsys.readouterr().out) == [new]
+
+    resource = boto3.resource("dynamodb")
+    resource.meta.client.create_table(**POST.table_definition("app"))
+    query = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}"]
+    query += ["--field", "org=acme", "--since", since, "--checkpoint", str(tmp_path / "q.json")]
+    assert main([*query, "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "no checkpoint yet" in out and "aws dynamodb query" in out and "Org#acme" in out
+    assert not (tmp_path / "q.json").exists()

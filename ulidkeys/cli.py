@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from ulidkeys import __version__, base32
-from ulidkeys.consuming import CheckpointStore, Consumption, FileStore
+from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
@@ -301,7 +301,7 @@ def _checkpoint_store(spec: str, session: Any, endpoint_url: str | None) -> Chec
 
 
 def _refuse_with_checkpoint(args: argparse.Namespace, *names: str) -> None:
-    for name in ("explain", "cursor", "until", *names):
+    for name in ("cursor", "until", *names):
         if getattr(args, name, None) not in (None, False):
             option = "--" + name.replace("_", "-")
             raise InvalidValue(
@@ -343,6 +343,18 @@ def _aws_options(args: argparse.Namespace) -> list[str]:
         if value is not None:
             options += ["--" + flag.replace("_", "-"), value]
     return options
+
+
+def _explain_run(run: Run, commands: list[str]) -> int:
+    """``--explain --checkpoint``: the next run's window and calls; nothing listed or written."""
+    window = run.window
+    base = "no checkpoint yet" if run.base is None else describe_checkpoint(run.base)
+    print(
+        f"# next run from the checkpoint ({base}): {format_ms(window.start_ms)} .. "
+        f"{format_ms(window.end_ms)}, watermark {format_ms(window.watermark_ms)}; "
+        "this prints it only: nothing is listed, the checkpoint is unchanged"
+    )
+    return _explain(run.plan.explain(), commands)
 
 
 def _explain(plan_text: str, commands: list[str]) -> int:
@@ -434,7 +446,7 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         _refuse_with_checkpoint(args, "latest", "slice")
     if args.slice is not None and args.latest is not None:
         raise InvalidValue("--slice cuts a window into pieces; --latest has no fixed window")
-    if args.explain:
+    if args.explain and args.checkpoint is None:
         if args.latest is not None:
             raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
         if args.slice is not None:
@@ -453,6 +465,10 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         show = _manifest_output(args, session, bucket_name)
     if args.checkpoint is not None:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
+        if args.explain:
+            run = bucket.open_run(store, **_consume_options(args))
+            commands = s3_commands(bucket_name, run.plan, layout.suffix, _aws_options(args))
+            return _explain_run(run, commands)
         return _consume(bucket.consume(store, **_consume_options(args)), show, "objects")
     if args.latest is not None:
         listing = _latest(bucket, layout, args.latest, args.until, args.cursor)
@@ -563,15 +579,15 @@ def _cmd_query(args: argparse.Namespace) -> int:
     if args.checkpoint is not None:
         _refuse_with_checkpoint(args, "newest_first", "limit")
     window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
-    if args.explain:
+    if args.explain and args.checkpoint is None:
         plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
         commands = dynamodb_commands(args.table or "TABLE", plan, _aws_options(args))
         return _explain(plan.explain(), commands)
-    if not args.table:
+    if not args.table and not args.explain:
         raise InvalidValue("query needs --table (or --explain to print the plan only)")
     session = _session(args)
     client = session.client("dynamodb", endpoint_url=args.endpoint_url)
-    table = Table(client, entity, table_name=args.table)
+    table = Table(client, entity, table_name=args.table or "TABLE")
 
     def show(items: Any) -> int:
         stats = items.stats
@@ -581,6 +597,10 @@ def _cmd_query(args: argparse.Namespace) -> int:
 
     if args.checkpoint is not None:
         store = _checkpoint_store(args.checkpoint, session, args.endpoint_url)
+        if args.explain:
+            run = table.open_run(store, **_consume_options(args), listing=fields)
+            commands = dynamodb_commands(args.table or "TABLE", run.plan, _aws_options(args))
+            return _explain_run(run, commands)
         return _consume(table.consume(store, **_consume_options(args), **fields), show, "items")
     items = table.query_window(args.since, args.until, **window, **fields)
     with items:

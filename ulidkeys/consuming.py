@@ -342,17 +342,18 @@ class Consumable:
         self,
         store: CheckpointStore,
         *,
-        since: TimeInput | None,
-        settle: object,
-        overlap: object,
-        now: Callable[[], TimeInput] | None,
-        on_late: Callable[[LateArrival], object] | None,
-        max_workers: int,
-        listing: dict[str, object],
+        since: TimeInput | None = None,
+        settle: object = SETTLE_MS,
+        overlap: object = OVERLAP_MS,
+        now: Callable[[], TimeInput] | None = None,
+        on_late: Callable[[LateArrival], object] | None = None,
+        max_workers: int = 8,
+        listing: dict[str, object] | None = None,
     ) -> Run:
         """The checks, the checkpoint load and the plan of :meth:`consume` (and of its asyncio
-        twin); the only I/O is ``store.load()``."""
-        plan_for, source, scheme = self.consumed(dict(listing))
+        twin): ``run.plan`` is what the next run would send (``--explain --checkpoint``). The
+        only I/O is ``store.load()``."""
+        plan_for, source, scheme = self.consumed(dict(listing or {}))
         check_workers(max_workers)
         settle_ms, overlap_ms = duration_ms(settle, "settle"), duration_ms(overlap, "overlap")
         if on_late is not None and not callable(on_late):
