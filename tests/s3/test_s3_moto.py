@@ -33,7 +33,14 @@ from s3support import (
 
 from ulidkeys import TimeWindow
 from ulidkeys.errors import InvalidValue, UploadConflict
-from ulidkeys.ids import SCHEMES, ULID_SCHEME, IdScheme
+from ulidkeys.ids import (
+    SCHEMES,
+    ULID_SCHEME,
+    ULID_TAG1,
+    UUID1_ORDERED,
+    IdScheme,
+    TypeIdScheme,
+)
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 from ulidkeys.timeinput import MAX_MS
 
@@ -377,8 +384,12 @@ def id_at(scheme: IdScheme, ms: int, bits: int) -> str:
     return scheme.from_int(min(high, low | (bits & (low ^ high))))
 
 
+#: besides the int-coded schemes: the ordered UUIDv1 (MySQL's swap), TypeID and tagged ULIDs
+LAID_OUT_SCHEMES = (*SCHEMES, UUID1_ORDERED, TypeIdScheme("post"), ULID_TAG1)
+
+
 @pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))
-@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda scheme: scheme.name)
+@pytest.mark.parametrize("scheme", LAID_OUT_SCHEMES, ids=lambda scheme: scheme.name)
 @settings(max_examples=3)
 @given(data=st.data())
 def test_every_id_scheme_lists_exact_windows(
