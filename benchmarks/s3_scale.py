@@ -2,7 +2,7 @@
 paginator with StartAfter and a full listing, against a local ListObjectsV2 stand-in that adds
 a fixed latency per request (so signing and parsing are paid as on AWS). Not a timed test.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/s3_scale.py [--keys 100000] [--quick]
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/s3_scale.py [--keys 100000] [--quick] [--lean]
         [--latency 30 10]
 """
 
@@ -141,6 +141,7 @@ def scenario(
     latency: float,
     windows: list[tuple[str, int]],
     latest: bool = False,
+    lean: bool = False,
 ) -> None:
     child = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(shards or 0), str(count), str(latency)],
@@ -163,7 +164,7 @@ def scenario(
                 found += len(page.get("Contents", []))
             return calls, found
 
-        rows = [("all keys", *measure("full listing (paginator)", full))]
+        rows = [] if lean else [("all keys", *measure("full listing (paginator)", full))]
         for name, span in windows:
             lo, hi = T0, T0 + span  # the keys fill the first day
 
@@ -197,6 +198,8 @@ def scenario(
                 ("list_window no split", lambda: listing(False, 8)[::-1]),
                 ("boto3 paginator", paginator),
             ]:
+                if lean and "botocore parser" in label:
+                    continue  # --lean: as slow as the paginator, which is measured anyway
                 rows.append((name, *measure(label, run)))
         if latest:
             # latest(20) when the newest key is fresh, when it is two years old, and on the
@@ -246,14 +249,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--quick", action="store_true", help="the 1-day window only")
+    parser.add_argument(
+        "--lean",
+        action="store_true",
+        help="no full listing, no botocore-parser split, no latest (for 1,000,000 keys)",
+    )
     parser.add_argument("--latency", type=float, nargs="+", default=[30, 10], help="ms")
     args = parser.parse_args()
     windows = (
         [("1 day", DAY)] if args.quick else [("1 h", HOUR), ("1 day", DAY), ("7 days", 7 * DAY)]
     )
     for latency in args.latency:
-        scenario(None, args.keys, latency, windows, latest=True)
-        scenario(4, args.keys, latency, windows)
+        scenario(None, args.keys, latency, windows, latest=not args.lean, lean=args.lean)
+        scenario(4, args.keys, latency, windows, lean=args.lean)
 
 
 if __name__ == "__main__":

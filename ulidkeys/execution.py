@@ -223,11 +223,12 @@ _POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for ev
 #: partial page (one more call), so thinner pieces would buy little time for their calls.
 MIN_SLICE_PAGES = 2
 #: Items listed ahead of the caller are bounded to about this many pages per worker: past it,
-#: only the slice the caller waits for is asked for its next page. Later slices hold what
-#: they read until the caller reaches them, so without a bound memory would grow with the
-#: window; 2 pages a worker measured 1.4x slower than 8 on a 100-page window with 16
-#: workers (benchmarks/s3_scale.py), 8 as fast as no bound.
-MAX_AHEAD_PAGES = 8
+#: only a chain's front (see Slicing.requests) asks. Later slices hold what they read until
+#: the caller reaches them, so without a bound memory would grow with the window (about
+#: 450 bytes an S3 object: 32 pages of 1,000 keys are ~14 MB a worker). Measured on 1,000,000
+#: keys with 16 workers (benchmarks/s3_scale.py stand-in, 30 ms): 8 pages 45 s, 16 pages 41 s,
+#: 32 pages 31 s (client-CPU bound: 23 s of CPU); one chain 63 s.
+MAX_AHEAD_PAGES = 32
 
 
 class _Slice(Generic[CallT]):
@@ -285,29 +286,41 @@ class Slicing(Generic[CallT]):
     def requests(self) -> list[tuple[_Slice[CallT], Any, int | None]]:
         """The pages to send now (each marked in flight): slices that wait for their next
         page, oldest first, then new slices cut from the densest tail while workers are idle.
-        With :attr:`max_buffered` items waiting for the caller, only the first slice of each
-        chain, if it holds nothing, may ask (the caller can only be waiting for one of those)."""
+        With :attr:`max_buffered` items waiting for the caller, only a chain's *front* may ask
+        or be cut: while its first slice holds nothing, that slice and the empty ones after it
+        (the caller needs them before anything held further on)."""
         out: list[tuple[_Slice[CallT], Any, int | None]] = []
-        if self.buffered >= self.max_buffered:
-            for chain in self.chains:
-                head = chain[0] if chain else None
+        while True:
+            allowed = self._allowed()
+            waiting = [
+                piece
+                for chain in self.chains
+                for piece in chain
+                if piece.state.waiting
+                and not piece.sent
+                and (allowed is None or id(piece) in allowed)
+            ]
+            waiting.sort(key=lambda piece: piece.lo_ms)
+            for piece in waiting:
                 if self.in_flight >= self.max_workers:
-                    break
-                if head is not None and head.state.waiting and not head.sent and not head.items:
-                    out.append(self._send(head))
-            return out
-        waiting = [p for chain in self.chains for p in chain if p.state.waiting and not p.sent]
-        waiting.sort(key=lambda p: p.lo_ms)
-        for piece in waiting:
-            if self.in_flight >= self.max_workers:
+                    return out
+                out.append(self._send(piece))
+            if self.in_flight >= self.max_workers or not self._cut(allowed):
                 return out
-            out.append(self._send(piece))
-        while self.in_flight < self.max_workers and self._cut():
-            for chain in self.chains:
-                for piece in chain:
-                    if piece.state.waiting and not piece.sent and self.in_flight < self.max_workers:
-                        out.append(self._send(piece))
-        return out
+
+    def _allowed(self) -> set[int] | None:
+        """Ids of the slices that may ask or be cut (None: all, below the bound)."""
+        if self.buffered < self.max_buffered:
+            return None
+        allowed: set[int] = set()
+        for chain in self.chains:
+            if not chain or chain[0].items:
+                continue  # the caller has this chain's items to take: it is not waiting here
+            for piece in chain:
+                if piece.items:
+                    break
+                allowed.add(id(piece))
+        return allowed
 
     def _send(self, piece: _Slice[CallT]) -> tuple[_Slice[CallT], Any, int | None]:
         request = piece.state.next_request()
@@ -316,15 +329,18 @@ class Slicing(Generic[CallT]):
         self.in_flight += 1
         return piece, request[0], request[1]
 
-    def _cut(self) -> bool:
-        """Cut the tail of the slice with the most pages left into as many slices as there
-        are idle workers (each of at least MIN_SLICE_PAGES pages); False if none is worth it."""
+    def _cut(self, allowed: set[int] | None = None) -> bool:
+        """Cut the tail of the slice with the most pages left (of the ``allowed`` ones) into as
+        many slices as there are idle workers (each of at least MIN_SLICE_PAGES pages); False
+        if none is worth it."""
         slicer = self.plan.slicer
         if slicer is None:
             return False
         best: tuple[float, int, _Slice[CallT]] | None = None
         for index, chain in enumerate(self.chains):
             for piece in chain:
+                if allowed is not None and id(piece) not in allowed:
+                    continue
                 left = piece.pages_left(self._page_size(piece))
                 if best is None or left > best[0]:
                     best = (left, index, piece)
