@@ -129,6 +129,11 @@ def days_found(positions: Iterable[Position]) -> list[int]:
     return sorted({int(position[0]) for position in positions}, reverse=True)
 
 
+def day_spans(days: list[int]) -> list[tuple[int, int]]:
+    """``[start, end)`` of each day (day starts in ms), in the days' order."""
+    return [(day, day + DAY_MS) for day in days]
+
+
 @dataclass
 class Newest:
     """What ``latest`` lists, worked out before any request (by the sync and async shells
@@ -162,7 +167,7 @@ class Newest:
         twice a full listing."""
         if days is not None and not days:
             return None
-        spans = None if days is None else [(d, d + DAY_MS) for d in days]
+        spans = None if days is None else day_spans(days)
         back = search_back(self.plan_slice, stats, self.n, self.start, self.top, occupied=spans)
         forward = forward_tail(self.plan_slice(self.start, self.top), self.n, stats)
         return race(forward, back)
@@ -171,7 +176,7 @@ class Newest:
         """Directory buckets list whole folders anyway: the days that hold data, newest first,
         one at a time, each limited to the objects still wanted (the caller counts
         :attr:`remaining` down)."""
-        spans = [(self.start, self.top)] if days is None else [(d, d + DAY_MS) for d in days]
+        spans = [(self.start, self.top)] if days is None else day_spans(days)
         for low, high in spans:
             low, high = max(low, self.start), min(high, self.top)
             if self.remaining <= 0:
