@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from aiobotocore.session import get_session
@@ -292,6 +293,9 @@ def test_async_presigned_uploads_are_signed_like_the_sync_ones(both: dict[str, S
     upload = shell.do(listed.presigned_put(expires=300, content_type="application/x-test"))
     assert layout.fits(upload.key) and upload.method == "PUT"
     assert upload.headers == {"If-None-Match": "*", "Content-Type": "application/x-test"}
+    query = dict(parse_qsl(urlsplit(upload.url).query))
+    assert query["X-Amz-Algorithm"] == "AWS4-HMAC-SHA256"
+    assert query["X-Amz-SignedHeaders"] == "content-type;host;if-none-match"
 
     def send(body: bytes) -> int:
         request = urllib.request.Request(

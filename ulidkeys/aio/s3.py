@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, cast
@@ -14,13 +15,15 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket, ListingSource, Obj, days_found
+from ulidkeys.s3.signing import credentials_of, signer_for, signing_setup
 from ulidkeys.s3.writing import (
+    DEFAULT_POST_MAX_BYTES,
     PresignedUpload,
     presigned_post_steps,
     presigned_put_steps,
     put_new_steps,
 )
-from ulidkeys.steps import perform_async
+from ulidkeys.steps import perform, perform_async
 from ulidkeys.timeinput import TimeInput
 
 if TYPE_CHECKING:
@@ -174,17 +177,25 @@ class AsyncBucket(AsyncConsumable):
         """A fresh key and a presigned PUT URL (as :meth:`Bucket.presigned_put
         <ulidkeys.s3.Bucket.presigned_put>`; signed locally, no request is sent)."""
         steps = presigned_put_steps(self.layout, self.name, expires, content_type, ext)
-        return await perform_async(steps, self.client)
+        return perform(steps, await self._signer())
 
     async def presigned_post(
         self,
         *,
         expires: int = 3600,
         content_type: str | None = None,
-        max_bytes: int | None = None,
+        max_bytes: int | None = DEFAULT_POST_MAX_BYTES,
         ext: str | None = None,
     ) -> PresignedUpload:
         """A fresh key and the URL + form fields of a browser POST upload (as
         :meth:`Bucket.presigned_post <ulidkeys.s3.Bucket.presigned_post>`)."""
         steps = presigned_post_steps(self.layout, self.name, expires, content_type, max_bytes, ext)
-        return await perform_async(steps, self.client)
+        return perform(steps, await self._signer())
+
+    async def _signer(self) -> Any:
+        """The SigV4 signing client: aiobotocore's credentials are read with an await (a
+        refresh may need one); the signing itself is local, no request is sent."""
+        frozen = credentials_of(self.client).get_frozen_credentials()
+        if inspect.isawaitable(frozen):
+            frozen = await frozen
+        return signer_for(signing_setup(self.client, frozen))

@@ -41,7 +41,13 @@ from ulidkeys.planning.listings import (
 from ulidkeys.planning.partitions import DAY_MS, Period
 from ulidkeys.planning.plans import Cursor, Plan, Position, Slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
-from ulidkeys.s3.writing import PresignedUpload, presigned_post, presigned_put, put_new
+from ulidkeys.s3.writing import (
+    DEFAULT_POST_MAX_BYTES,
+    PresignedUpload,
+    presigned_post,
+    presigned_put,
+    put_new,
+)
 from ulidkeys.timeinput import TimeInput, ms_to_datetime
 
 if TYPE_CHECKING:
@@ -420,7 +426,8 @@ class Bucket(Consumable):
         content_type: str | None = None,
         ext: str | None = None,
     ) -> PresignedUpload:
-        """A fresh key and a presigned PUT URL (with the headers the uploader must send)."""
+        """A fresh key and a presigned PUT URL (with the headers the uploader must send; see
+        :func:`~ulidkeys.s3.writing.presigned_put`: SigV4, ``If-None-Match`` signed in)."""
         return presigned_put(
             self.layout, self.client, self.name, expires=expires, content_type=content_type, ext=ext
         )
@@ -430,10 +437,11 @@ class Bucket(Consumable):
         *,
         expires: int = 3600,
         content_type: str | None = None,
-        max_bytes: int | None = None,
+        max_bytes: int | None = DEFAULT_POST_MAX_BYTES,
         ext: str | None = None,
     ) -> PresignedUpload:
-        """A fresh key and the URL + form fields of a browser POST upload."""
+        """A fresh key and the URL + form fields of a browser POST upload (see
+        :func:`~ulidkeys.s3.writing.presigned_post`: SigV4, the exact key, a size limit)."""
         return presigned_post(
             self.layout,
             self.client,

@@ -2,6 +2,8 @@
 
 ``put_new`` sends ``IfNoneMatch="*"`` so S3 itself refuses to overwrite; a conflict that is its
 own earlier attempt (a lost reply) counts as written, any other one retries under a fresh key.
+Presigned uploads are signed with SigV4 on the regional host whatever the caller's client
+(:mod:`ulidkeys.s3.signing`), so the headers they promise are really signed in.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from ulidkeys.errors import (
     aws_error,
     describe,
     require_count,
+    require_int,
     retried,
 )
 from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.s3.signing import MAX_EXPIRES, signer
 from ulidkeys.steps import Send, Steps, perform
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
@@ -43,6 +47,10 @@ TOKEN_METADATA = "ulidkeys-put-token"
 SPOOL_MEMORY = 8 * 1024 * 1024
 #: The largest object one PutObject takes (5 GiB); a longer stream needs a multipart upload.
 MAX_PUT_BYTES = 5 * 1024**3
+#: The size limit a presigned POST's policy carries unless the caller passes ``max_bytes``
+#: (100 MiB): a form handed to a browser should not accept whatever its holder sends.
+#: ``max_bytes=None`` lifts it to S3's own single-upload limit (:data:`MAX_PUT_BYTES`).
+DEFAULT_POST_MAX_BYTES = 100 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -219,10 +227,12 @@ def presigned_put(
     content_type: str | None = None,
     ext: str | None = None,
 ) -> PresignedUpload:
-    """A presigned PUT for a fresh key. ``If-None-Match: *`` is signed in, so the uploader
-    must send it (see ``headers``) and S3 refuses to overwrite an existing object."""
+    """A presigned PUT for a fresh key, signed with SigV4 whatever ``client``'s own signature
+    setting: ``If-None-Match: *`` (and ``Content-Type`` when given) are signed headers, so
+    the uploader must send them as in ``headers`` and S3 refuses to overwrite an existing
+    object, however often the URL is used before it expires (at most 7 days)."""
     steps = presigned_put_steps(layout, bucket, expires, content_type, ext)
-    return perform(steps, client)
+    return perform(steps, signer(client))
 
 
 def presigned_put_steps(
@@ -254,16 +264,18 @@ def presigned_post(
     *,
     expires: int = 3600,
     content_type: str | None = None,
-    max_bytes: int | None = None,
+    max_bytes: int | None = DEFAULT_POST_MAX_BYTES,
     ext: str | None = None,
 ) -> PresignedUpload:
-    """A presigned browser POST (URL + form fields) for a fresh key.
+    """A presigned browser POST (URL + form fields) for a fresh key, signed with SigV4.
 
-    POST policies cannot carry ``If-None-Match``: safety rests on the key's 80 random bits.
-    ``max_bytes`` adds a ``content-length-range`` condition.
+    The policy pins the exact key (and ``Content-Type`` when given) and a
+    ``content-length-range`` of ``0 .. max_bytes`` (default :data:`DEFAULT_POST_MAX_BYTES`;
+    ``None``: S3's own 5 GiB). POST policies cannot carry ``If-None-Match``: safety against
+    overwriting rests on the key's 80 fresh random bits, which no one can guess.
     """
     steps = presigned_post_steps(layout, bucket, expires, content_type, max_bytes, ext)
-    return perform(steps, client)
+    return perform(steps, signer(client))
 
 
 def presigned_post_steps(
@@ -281,9 +293,8 @@ def presigned_post_steps(
     if content_type is not None:
         fields["Content-Type"] = content_type
         conditions.append({"Content-Type": content_type})
-    if max_bytes is not None:
-        require_count(max_bytes, "max_bytes")
-        conditions.append(["content-length-range", 0, max_bytes])
+    limit = require_count(max_bytes, "max_bytes", 0, MAX_PUT_BYTES, optional=True)
+    conditions.append(["content-length-range", 0, MAX_PUT_BYTES if limit is None else limit])
     post = yield Send(
         "generate_presigned_post",
         {
@@ -300,5 +311,11 @@ def presigned_post_steps(
 
 
 def _seconds(expires: int) -> int:
-    require_count(expires, "expires", 1, 604_800)  # seconds; SigV4's 7-day cap
+    """``expires`` checked against SigV4's limit: S3 refuses a URL valid for longer."""
+    require_int(expires, "expires")
+    if not 1 <= expires <= MAX_EXPIRES:
+        raise InvalidValue(
+            f"expires={describe(expires)} seconds is out of range: a SigV4 presigned URL is "
+            f"valid for 1 .. {MAX_EXPIRES} seconds (7 days)"
+        )
     return expires
