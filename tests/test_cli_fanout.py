@@ -196,7 +196,7 @@ def test_athena_prints_the_table_and_the_where_of_a_window(
     window = ["--since", "2024-05-17T09:30:00Z", "--until", "2024-05-19T03:00:00Z"]
     assert main([*argv, "--first-day", "2024-01-01", "--table", "app", *window]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("CREATE EXTERNAL TABLE app (")
+    assert out.startswith("CREATE EXTERNAL TABLE `app` (`line` string)\n")
     assert "'storage.location.template' = 's3://logs/app/${shard}/dt=${dt}/hr=${hr}/'" in out
     assert "'projection.dt.range' = '2024-01-01,NOW'" in out
     assert out.endswith(

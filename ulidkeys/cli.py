@@ -553,13 +553,16 @@ def _cmd_athena(args: argparse.Namespace) -> int:
     """The Athena table of a layout's period folders (partition projection), and with
     ``--since`` the ``WHERE`` condition that reads only the window's folders."""
     bucket_name, prefix = split_s3_url(args.location)
+    if prefix:
+        check_prefix(prefix, location=args.location)
     layout = KeyLayout(prefix=prefix, shards=args.shards or None, period=args.period)
     projection = partition_projection(layout, bucket_name, args.first_day, args.last_day)
-    print(projection.ddl(args.table) + ";")
+    lines = [projection.ddl(args.table) + ";"]  # all of it computed before any is printed
     if args.since is not None:
         start, end = resolve_window(args.since, args.until)
-        print(f"-- [{format_ms(start)}, {format_ms(end)}):")
-        print(f"WHERE {window_predicate(layout, start, end)}")
+        lines.append(f"-- [{format_ms(start)}, {format_ms(end)}):")
+        lines.append(f"WHERE {window_predicate(layout, start, end)}")
+    print("\n".join(lines))
     return 0
 
 

@@ -44,6 +44,11 @@ from ulidkeys.ulid import ULID
 BUCKET, SHARD = "bucket", "shard"
 DERIVED = (BUCKET, SHARD)
 
+#: DynamoDB's largest key attribute values, in UTF-8 bytes: a partition key of 2,048 and a sort
+#: key of 1,024 (tables and indexes alike); a longer one is refused at write time.
+MAX_PARTITION_KEY_BYTES = 2048
+MAX_SORT_KEY_BYTES = 1024
+
 #: Position key of a bare id given as ``after=``: above every key of that id.
 PAST_ALL_KEYS = "\U0010ffff"
 
@@ -399,8 +404,8 @@ class Entity:
                 raise InvalidKeyField(
                     f"{self.name} keys of the {schema.label} need field(s) {', '.join(missing)}"
                 )
-            keys[schema.pk_attr] = schema.pk.render(values)
-            sk = schema.sk.render(values)
+            keys[schema.pk_attr] = _fits(schema.pk.render(values), schema, "partition")
+            sk = _fits(schema.sk.render(values), schema, "sort")
             keys[schema.sk_attr] = self.scheme.to_int(sk) if schema.numeric_sk else sk
         return keys
 
@@ -525,3 +530,18 @@ def _string(value: object) -> str | None:
     if isinstance(value, Mapping) and set(value) == {"S"} and isinstance(value["S"], str):
         return value["S"]
     return None
+
+
+def _fits(key: str, schema: KeySchema, kind: str) -> str:
+    """``key`` if DynamoDB takes it as the ``kind`` ("partition"/"sort") key of ``schema``;
+    else InvalidKeyField naming the attribute, its size and the limit (checked here, up
+    front, as S3 layouts check S3's: DynamoDB would refuse the write)."""
+    limit = MAX_PARTITION_KEY_BYTES if kind == "partition" else MAX_SORT_KEY_BYTES
+    size = len(key.encode("utf-8"))
+    if size > limit:
+        attr = schema.pk_attr if kind == "partition" else schema.sk_attr
+        raise InvalidKeyField(
+            f"{kind} key {attr}={describe(key)} of the {schema.label} is {size} bytes of UTF-8; "
+            f"DynamoDB takes at most {limit}: shorten the fields that fill it"
+        )
+    return key

@@ -2,17 +2,20 @@
 
 A layout's shard and ``dt=``/``hr=`` folders become projected partition columns (``shard``,
 ``dt``, ``hr``), so Athena computes partition locations instead of asking the Glue catalog, and
-a window's ``WHERE`` clause reads only the folders that can hold the window's objects.
+a window's ``WHERE`` clause reads only the folders that can hold the window's objects. Names and
+literals go through :mod:`ulidkeys.planning.sqltext`: Hive's rules in DDL, Trino's in queries.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ulidkeys.errors import InvalidLayout, InvalidValue, describe
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.partitions import DAY_MS, HOUR_MS, Period
-from ulidkeys.timeinput import TimeInput, to_ms
+from ulidkeys.planning.sqltext import column_list, hive_literal, table_name, trino_literal
+from ulidkeys.timeinput import TimeInput, now_ms, to_ms
 
 _DAY = Period("day")
 
@@ -31,27 +34,31 @@ class Projection:
     properties: dict[str, str]
     location: str
 
-    def ddl(self, table: str = "objects", data_columns: str = "line string") -> str:
-        """A ``CREATE EXTERNAL TABLE`` statement with these partitions (``data_columns``: the
-        column list of the files' own data; add a ``ROW FORMAT``/``STORED AS`` for them)."""
-        partitions = ", ".join(f"{name} {kind}" for name, kind in self.columns)
+    def ddl(
+        self,
+        table: str = "objects",
+        data_columns: Sequence[tuple[str, str]] = (("line", "string"),),
+    ) -> str:
+        """A ``CREATE EXTERNAL TABLE`` statement with these partitions: one statement, however
+        hostile the names and prefix (``table`` may be ``DATABASE.TABLE``; names are checked
+        and backticked, literals escaped as Hive reads them).
+
+        ``data_columns``: ``(name, Hive type)`` pairs of the files' own data; add a
+        ``ROW FORMAT``/``STORED AS`` for them.
+        """
+        partitions = ", ".join(f"`{name}` {kind}" for name, kind in self.columns)
         lines = [
-            f"CREATE EXTERNAL TABLE {table} ({data_columns})",
+            f"CREATE EXTERNAL TABLE {table_name(table)} ({column_list(data_columns)})",
             f"PARTITIONED BY ({partitions})",
-            f"LOCATION {_sql_text(self.location)}",
+            f"LOCATION {hive_literal(self.location, 'location')}",
             "TBLPROPERTIES (",
             ",\n".join(
-                f"  {_sql_text(name)} = {_sql_text(value)}"
+                f"  {hive_literal(name)} = {hive_literal(value, name)}"
                 for name, value in self.properties.items()
             ),
             ")",
         ]
         return "\n".join(lines)
-
-
-def _sql_text(text: str) -> str:
-    """A SQL string literal: quotes doubled."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _partitioned(layout: KeyLayout) -> Period:
@@ -89,9 +96,19 @@ def partition_projection(
             f"prefix={describe(layout.prefix)} holds '${{', which a storage.location.template "
             "would read as a column"
         )
+    if layout.prefix and not layout.prefix.endswith("/"):
+        raise InvalidLayout(
+            f"prefix={describe(layout.prefix)} does not end in '/': an Athena table's LOCATION "
+            f"is a folder; lay the keys out under {layout.prefix + '/'!r}"
+        )
     first = _day(first_day, "first_day")
     last = "NOW" if last_day is None else _day(last_day, "last_day")
+    newest = _DAY.label(now_ms()) if last == "NOW" else last
+    if first > newest:  # ISO days compare as text
+        reason = "today (the range ends at NOW)" if last == "NOW" else f"last_day {last}"
+        raise InvalidValue(f"first_day {first} is after {reason}: the projected range is empty")
     location = f"s3://{bucket}/{layout.prefix}"
+    hive_literal(location, "location")  # a control character in the prefix: refused here
     columns: list[tuple[str, str]] = []
     properties = {"projection.enabled": "true"}
     template = location
@@ -149,22 +166,22 @@ def window_predicate(layout: KeyLayout, start_ms: int, end_ms: int) -> str:
     if first_day == last_day:
         if first_hour == 0 and last_hour == 23:
             return _day_range(first_day, first_day)
-        return f"(dt = '{_DAY.label(first_day)}' AND hr BETWEEN {first_hour} AND {last_hour})"
+        day = trino_literal(_DAY.label(first_day))
+        return f"(dt = {day} AND hr BETWEEN {first_hour} AND {last_hour})"
     parts = []
     whole_from, whole_to = first_day, last_day
     if first_hour > 0:  # the first day is only partly in the window
-        parts.append(f"(dt = '{_DAY.label(first_day)}' AND hr >= {first_hour})")
+        parts.append(f"(dt = {trino_literal(_DAY.label(first_day))} AND hr >= {first_hour})")
         whole_from += DAY_MS
     if last_hour < 23:
         whole_to -= DAY_MS
     if whole_from <= whole_to:
         parts.append(_day_range(whole_from, whole_to))
     if last_hour < 23:
-        parts.append(f"(dt = '{_DAY.label(last_day)}' AND hr <= {last_hour})")
+        parts.append(f"(dt = {trino_literal(_DAY.label(last_day))} AND hr <= {last_hour})")
     return "(" + " OR ".join(parts) + ")" if len(parts) > 1 else parts[0]
 
 
 def _day_range(first: int, last: int) -> str:
-    if first == last:
-        return f"dt = '{_DAY.label(first)}'"
-    return f"dt BETWEEN '{_DAY.label(first)}' AND '{_DAY.label(last)}'"
+    low, high = trino_literal(_DAY.label(first)), trino_literal(_DAY.label(last))
+    return f"dt = {low}" if first == last else f"dt BETWEEN {low} AND {high}"
