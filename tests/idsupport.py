@@ -9,33 +9,14 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ulidkeys.errors import InvalidId
-from ulidkeys.ids import (
-    KSUID,
-    OBJECT_ID,
-    TWITTER_SNOWFLAKE,
-    ULID_SCHEME,
-    ULID_TAG2,
-    UUID1_ORDERED,
-    UUID6,
-    UUID7,
-    IdScheme,
-    TypeIdScheme,
-)
+from ulidkeys.ids import IdScheme
+from ulidkeys.ids.registry import sortable_samples
 
 T = TypeVar("T")
 
-#: One scheme of each kind that sorts by time: what the S3 and DynamoDB window tests run over.
-SORTABLE: list[IdScheme] = [
-    ULID_SCHEME,
-    UUID7,
-    UUID6,
-    UUID1_ORDERED,
-    KSUID,
-    OBJECT_ID,
-    TWITTER_SNOWFLAKE,
-    TypeIdScheme("post"),
-    ULID_TAG2,
-]
+#: One scheme of every registered kind that sorts by time (a family such as TypeID by one
+#: member): what the S3 and DynamoDB window tests run over; a new scheme file joins them.
+SORTABLE: list[IdScheme] = list(sortable_samples())
 
 
 def in_threads(make: Callable[[], T], threads: int = 8, each: int = 2000) -> list[list[T]]:

@@ -514,6 +514,29 @@ def test_core_ids_and_planning_do_not_import_boto3(tree: Tree) -> None:
     assert not problems, failure("module-level imports of boto3/botocore", problems)
 
 
+#: What the registry's readers may import of ``ulidkeys.ids``: the protocol and the registry,
+#: never a scheme module (then a scheme would be listed twice: in the registry and there).
+REGISTRY_READERS = ("ulidkeys.ids.inspection",)
+REGISTRY_SIDE = frozenset(
+    {"ulidkeys.ids.protocol", "ulidkeys.ids.registration", "ulidkeys.ids.registry"}
+)
+
+
+def registry_bypasses(tree: Tree) -> list[str]:
+    return [
+        f"{imp.where}: {imp.source} imports {imp.target}; read schemes from the registry"
+        for imp in tree.internal()
+        if imp.source in REGISTRY_READERS
+        and imp.target.startswith("ulidkeys.ids.")
+        and imp.target not in REGISTRY_SIDE
+    ]
+
+
+def test_inspect_reads_schemes_only_from_the_registry(tree: Tree) -> None:
+    problems = registry_bypasses(tree)
+    assert not problems, failure("scheme lists outside the registry", problems)
+
+
 def test_core_ids_and_planning_import_without_boto3(tree: Tree) -> None:
     names = {*AWS_FREE_IMPORTS, *(m for m in tree.modules if layer_of(m) in AWS_FREE_LAYERS)}
     problems = imports_without_aws(PROJECT_ROOT, sorted(names))

@@ -291,20 +291,8 @@ def test_query_jsonl_reads_back_hostile_values(capsys: pytest.CaptureFixture[str
     texts = ["a\u2028b", "\u202eevil", "]]><x/>", "q\"uo'te", "new\nline", "\U0001f600", "\\"]
     with mock_aws():
         dynamodb = boto3.resource("dynamodb", region_name="us-east-1")
-        dynamodb.create_table(
-            TableName="app",
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
         entity = Entity(pk="Org#{org}", sk="Post#{id}")
-        table = Table(dynamodb.Table("app"), entity)
+        table = Table(dynamodb.create_table(**entity.table_definition("app")), entity)
         for text in texts:
             table.put_new({**entity.keys(org="acme"), "body": text, "tags": {text}})
         argv = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}"]

@@ -17,6 +17,7 @@ import boto3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from idsupport import SORTABLE
 from moto import mock_aws
 from s3support import (
     T0,
@@ -34,12 +35,8 @@ from s3support import (
 from ulidkeys import TimeWindow
 from ulidkeys.errors import InvalidValue, UploadConflict
 from ulidkeys.ids import (
-    SCHEMES,
     ULID_SCHEME,
-    ULID_TAG1,
-    UUID1_ORDERED,
     IdScheme,
-    TypeIdScheme,
 )
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 from ulidkeys.timeinput import MAX_MS
@@ -385,7 +382,8 @@ def id_at(scheme: IdScheme, ms: int, bits: int) -> str:
 
 
 #: besides the int-coded schemes: the ordered UUIDv1 (MySQL's swap), TypeID and tagged ULIDs
-LAID_OUT_SCHEMES = (*SCHEMES, UUID1_ORDERED, TypeIdScheme("post"), ULID_TAG1)
+#: Every registered sortable scheme (a new scheme file joins them).
+LAID_OUT_SCHEMES = tuple(SORTABLE)
 
 
 @pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))

@@ -1,6 +1,7 @@
 """Id schemes behind one protocol: ULID, UUIDs (v1-v7, ordered v1, nil, max), KSUID, ObjectId,
-Snowflake/Instagram ids, TypeID, tagged ULIDs, timeless tickets; ``inspect`` tells which one a
-text is.
+Snowflake/Instagram/Sonyflake ids, TypeID, tagged ULIDs, timeless tickets; ``inspect`` tells
+which one a text is. ``registration(name)`` / ``scheme_named(name)`` find any of them by name
+(``REGISTRATIONS``: every one, collected from the modules that declare them).
 
 ``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
 time-sortable one; ``SCHEMES`` holds the fixed built-in ones (ULID first), ``UUID_SCHEMES``
@@ -31,6 +32,8 @@ from ulidkeys.ids.protocol import (
     require_sortable,
     shard_of,
 )
+from ulidkeys.ids.registration import Reading, Registration
+from ulidkeys.ids.registry import REGISTRATIONS, names, registration, scheme_named
 from ulidkeys.ids.schemes import (
     DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
@@ -74,6 +77,7 @@ __all__ = [
     "KSUID",
     "OBJECT_ID",
     "READERS",
+    "REGISTRATIONS",
     "SCHEMES",
     "TAGGED_ULIDS",
     "TICKET",
@@ -98,6 +102,8 @@ __all__ = [
     "Inspection",
     "IntCodedScheme",
     "MsWindow",
+    "Reading",
+    "Registration",
     "SnowflakeGenerator",
     "SnowflakeScheme",
     "SnowflakeSplit",
@@ -119,7 +125,10 @@ __all__ = [
     "invert_id",
     "inverted_time",
     "inverted_window",
+    "names",
+    "registration",
     "require_sortable",
+    "scheme_named",
     "shard_of",
     "split_typeid",
     "typeid",

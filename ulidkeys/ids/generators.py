@@ -25,20 +25,29 @@ from ulidkeys.errors import (
     require_count,
     require_int,
 )
-from ulidkeys.ids.schemes import INSTAGRAM_ID, TWITTER_SNOWFLAKE, SnowflakeScheme
+from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration
+from ulidkeys.ids.schemes import (
+    DISCORD_SNOWFLAKE,
+    INSTAGRAM_ID,
+    TWITTER_SNOWFLAKE,
+    SnowflakeScheme,
+)
 
 
 @dataclass(frozen=True)
 class SnowflakeSplit:
-    """How a Snowflake-style id splits its low ``scheme.shift`` bits: node, then sequence.
+    """How a Snowflake-style id splits its low ``scheme.shift`` bits: node and sequence.
 
-    ``scheme`` holds the epoch and the time field (the bits above ``shift``); ``sequence_bits``
-    of the rest are the per-millisecond sequence and the ``shift - sequence_bits`` bits above
-    them the node (Twitter: 10 node + 12 sequence; Instagram: 13 logical shard + 10 sequence).
+    ``scheme`` holds the epoch, the time field (the bits above ``shift``) and its step
+    (``resolution_ms``); ``sequence_bits`` of the rest are the per-step sequence and the other
+    ``shift - sequence_bits`` bits the node: above the sequence (Twitter: 10 node + 12
+    sequence; Instagram: 13 logical shard + 10 sequence), or below it with
+    ``sequence_first`` (Sonyflake: 8 sequence + 16 machine bits).
     """
 
     scheme: SnowflakeScheme
     sequence_bits: int
+    sequence_first: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.scheme, SnowflakeScheme):
@@ -65,19 +74,23 @@ class SnowflakeSplit:
         self.scheme.min_for(ms)  # checks that the scheme can hold ms
         require_count(node, "node", 0, self.max_node)
         require_count(sequence, "sequence", 0, self.max_sequence)
-        return (
-            ((ms - self.scheme.epoch_ms) << self.scheme.shift)
-            | (node << self.sequence_bits)
-            | sequence
-        )
+        return self.bits_of(ms, node, sequence)
+
+    def bits_of(self, ms: int, node: int, sequence: int) -> int:
+        """:meth:`compose` without the checks (for generators, whose values are in range)."""
+        scheme = self.scheme
+        units = (ms - scheme.epoch_ms) // scheme.resolution_ms
+        if self.sequence_first:
+            return (units << scheme.shift) | (sequence << self.node_bits) | node
+        return (units << scheme.shift) | (node << self.sequence_bits) | sequence
 
     def decompose(self, value: int) -> tuple[int, int, int]:
         """``(ms, node, sequence)`` of an id's number."""
-        return (
-            (value >> self.scheme.shift) + self.scheme.epoch_ms,
-            (value >> self.sequence_bits) & self.max_node,
-            value & self.max_sequence,
-        )
+        scheme = self.scheme
+        ms = (value >> scheme.shift) * scheme.resolution_ms + scheme.epoch_ms
+        if self.sequence_first:
+            return ms, value & self.max_node, (value >> self.node_bits) & self.max_sequence
+        return ms, (value >> self.sequence_bits) & self.max_node, value & self.max_sequence
 
     def node_of(self, text: str) -> int:
         """The node (Instagram: the logical shard) of an id (text or unpadded decimal)."""
@@ -134,6 +147,7 @@ class SnowflakeGenerator:
             )
         require_count(max_wait_ms, "max_wait_ms", 0)
         self.split = split
+        self._step = split.scheme.resolution_ms
         self.on_clock_backwards = on_clock_backwards
         self.max_wait_ms = max_wait_ms
         self._clock = clock
@@ -169,12 +183,14 @@ class SnowflakeGenerator:
             ms = self._now()
             if ms < self._last_ms:
                 ms = self._wait_for_clock(ms)
+            ms -= ms % self._step  # one sequence per step of the id's time field
             if ms == self._last_ms:
                 self._sequence = (self._sequence + 1) & self.split.max_sequence
-                if self._sequence == 0:  # this millisecond is used up: take the next one
+                if self._sequence == 0:  # this step is used up: take the next one
                     while ms <= self._last_ms:
                         time.sleep(0)
                         ms = self._now()
+                        ms -= ms % self._step
             else:
                 self._sequence = 0
             scheme = self.split.scheme
@@ -184,13 +200,7 @@ class SnowflakeGenerator:
                     f"({scheme.min_ms} .. {scheme.max_ms})"
                 )
             self._last_ms = ms
-            # compose() without its checks: node, sequence and ms are in range by now.
-            split = self.split
-            return (
-                ((ms - scheme.epoch_ms) << scheme.shift)
-                | (self.node << split.sequence_bits)
-                | self._sequence
-            )
+            return self.split.bits_of(ms, self.node, self._sequence)
 
     def _wait_for_clock(self, ms: int) -> int:
         behind = self._last_ms - ms
@@ -228,3 +238,49 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def split_fields(split: SnowflakeSplit, node_name: str) -> FieldsOf:
+    def fields(_: object, value: int) -> dict[str, Field]:
+        _, node, sequence = split.decompose(value)
+        return {node_name: node, "sequence": sequence}
+
+    return fields
+
+
+def _discord_fields(_: object, value: int) -> dict[str, Field]:
+    return {
+        "worker": (value >> 17) & 0x1F,
+        "process": (value >> 12) & 0x1F,
+        "increment": value & 0xFFF,
+    }
+
+
+#: A decimal number says nothing about its epoch: Snowflakes are read last, Twitter's first
+#: (pass scheme= to choose another).
+REGISTRATIONS = (
+    Registration(
+        "twitter-snowflake",
+        TWITTER_SNOWFLAKE,
+        aliases=("snowflake",),
+        fields=split_fields(TWITTER_SPLIT, "worker"),
+        readings=(Reading(80.1),),
+        explains_refusals=True,
+        summary="Twitter: 41-bit ms since 2010-11-04, 10-bit worker, 12-bit sequence",
+    ),
+    Registration(
+        "discord-snowflake",
+        DISCORD_SNOWFLAKE,
+        fields=_discord_fields,
+        readings=(Reading(80.2),),
+        summary="Discord: 42-bit ms since 2015-01-01, worker, process, increment (64-bit)",
+    ),
+    Registration(
+        "instagram-id",
+        INSTAGRAM_ID,
+        aliases=("instagram",),
+        fields=split_fields(INSTAGRAM_SPLIT, "shard"),
+        readings=(Reading(80.3),),
+        summary="Instagram: 41-bit ms since 2011-08-24, 13-bit logical shard, 10-bit sequence",
+    ),
+)

@@ -6,7 +6,6 @@ Readers are tried in one documented order (:data:`READERS`); text that several s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,39 +13,11 @@ from types import MappingProxyType
 from typing import Any
 
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
-from ulidkeys.ids.generators import INSTAGRAM_SPLIT, TWITTER_SPLIT, SnowflakeSplit
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.ids.schemes import (
-    _UUID_TEXT,
-    DISCORD_SNOWFLAKE,
-    INSTAGRAM_ID,
-    KSUID,
-    OBJECT_ID,
-    TWITTER_SNOWFLAKE,
-    ULID_SCHEME,
-    UUID6,
-    UUID7,
-    IntCodedScheme,
-    SnowflakeScheme,
-)
-from ulidkeys.ids.tickets import TICKET
-from ulidkeys.ids.typed import TAGGED_ULIDS, TaggedUlidScheme, TypeIdScheme, split_typeid
-from ulidkeys.ids.uuids import (
-    UUID1,
-    UUID1_ORDERED,
-    UUID3,
-    UUID4,
-    UUID5,
-    UUID_MAX,
-    UUID_NIL,
-    _ordered_ticks,
-    _v1_ticks,
-    _v6_ticks,
-    convert_uuid,
-)
+from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
+from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration
 from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms, ms_to_datetime
 
-Field = int | str
 #: 0001-01-01T00:00:00Z, the first millisecond a datetime can hold (v1 ids reach back to 1582).
 _FIRST_DATETIME_MS = -62_135_596_800_000
 
@@ -89,86 +60,7 @@ class Inspection:
         return result
 
 
-def _hex(value: int, digits: int) -> str:
-    return f"{value:0{digits}x}"
-
-
-def _uuid_fields(value: int) -> dict[str, Field]:
-    return {"version": (value >> 76) & 0xF, "variant": (value >> 62) & 0b11}
-
-
-def _gregorian(ticks: int, low: int) -> dict[str, Field]:
-    """Fields of the v1 family: 100 ns ticks, clock sequence, node (multicast = not a MAC)."""
-    node = low & ((1 << 48) - 1)
-    return {
-        "ticks_100ns": ticks,
-        "clock_seq": (low >> 48) & 0x3FFF,
-        "node": _hex(node, 12),
-        "node_is_random": bool(node >> 40 & 1),
-    }
-
-
-def _snowflake(split: SnowflakeSplit, node_name: str) -> Callable[[int], dict[str, Field]]:
-    def fields(value: int) -> dict[str, Field]:
-        _, node, sequence = split.decompose(value)
-        return {node_name: node, "sequence": sequence}
-
-    return fields
-
-
-def _discord(value: int) -> dict[str, Field]:
-    return {
-        "worker": (value >> 17) & 0x1F,
-        "process": (value >> 12) & 0x1F,
-        "increment": value & 0xFFF,
-    }
-
-
-# Scheme name -> its fields from the numeric form: a table, not a chain of branches.
-_FIELDS: dict[str, Callable[[int], dict[str, Field]]] = {
-    "ulid": lambda v: {"random": _hex(v & ((1 << 80) - 1), 20)},
-    "uuid7": lambda v: {
-        **_uuid_fields(v),
-        "rand_a": (v >> 64) & 0xFFF,
-        "rand_b": _hex(v & ((1 << 62) - 1), 16),
-    },
-    "uuid6": lambda v: {**_uuid_fields(v), **_gregorian(_v6_ticks(v), v & ((1 << 64) - 1))},
-    "uuid1": lambda v: {**_uuid_fields(v), **_gregorian(_v1_ticks(v), v & ((1 << 64) - 1))},
-    "uuid1-ordered": lambda v: {
-        "version": 1,
-        "variant": (v >> 62) & 0b11,
-        "uuid1": convert_uuid(UUID1_ORDERED._encode(v), UUID1_ORDERED, UUID1),
-        **_gregorian(_ordered_ticks(v), v & ((1 << 64) - 1)),
-    },
-    "uuid3": lambda v: {**_uuid_fields(v), "hash": _hex(v, 32)},
-    "uuid4": lambda v: {**_uuid_fields(v), "random": _hex(UUID4._random_of(v), 31)},
-    "uuid5": lambda v: {**_uuid_fields(v), "hash": _hex(v, 32)},
-    "uuid-nil": lambda v: {"version": 0},
-    "uuid-max": lambda v: {"version": 15},
-    "ksuid": lambda v: {"timestamp": v >> 128, "payload": _hex(v & ((1 << 128) - 1), 32)},
-    "objectid": lambda v: {
-        "seconds": v >> 64,
-        "random": _hex((v >> 24) & ((1 << 40) - 1), 10),
-        "counter": v & 0xFFFFFF,
-    },
-    "twitter-snowflake": _snowflake(TWITTER_SPLIT, "worker"),
-    "discord-snowflake": _discord,
-    "instagram-id": _snowflake(INSTAGRAM_SPLIT, "shard"),
-    "ticket": lambda v: {"number": v},
-}
-
-
-def _fields_of(scheme: IdScheme, value: int) -> dict[str, Field]:
-    if isinstance(scheme, TypeIdScheme):
-        return {"type": scheme.prefix, "uuid": UUID7._encode(value), **_uuid_fields(value)}
-    if isinstance(scheme, TaggedUlidScheme):
-        plain = scheme.untag(scheme._encode(value))
-        return {"tag": scheme.tag, "ulid": plain, **_FIELDS["ulid"](value)}
-    table = _FIELDS.get(scheme.name)
-    return {} if table is None else table(value)
-
-
-def _reading(scheme: IdScheme, text: str) -> Inspection:
+def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
     canonical = scheme.parse(text)
     value = scheme.to_int(canonical)
     try:
@@ -182,74 +74,31 @@ def _reading(scheme: IdScheme, text: str) -> Inspection:
         id=canonical,
         time=when,
         timestamp_ms=ms,
-        fields=MappingProxyType(_fields_of(scheme, value)),
+        fields=MappingProxyType(fields(scheme, value)),
     )
 
 
-_HEX32 = re.compile(r"[0-9a-fA-F]{32}")
-
-
-def _read_typeid(text: str) -> list[Inspection]:
-    if "_" not in text and not text.islower() and not text.isdigit():
-        return []  # a TypeID without a prefix is a lowercase ULID: only read it as one if so
-    try:
-        prefix, _ = split_typeid(text)
-    except InvalidId:
-        return []
-    return [_reading(TypeIdScheme(prefix), text)]
-
-
-def _read_uuid_hex(text: str) -> list[Inspection]:
-    """32 hex digits without dashes (``uuid.hex``): a UUID of whichever version it says."""
-    if not _HEX32.fullmatch(text):
-        return []
-    dashed = f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-    return _read_schemes(_UUIDS, dashed)
-
-
-def _read_schemes(schemes: tuple[IntCodedScheme, ...], text: str) -> list[Inspection]:
-    found = []
-    for scheme in schemes:
+def _reader(reading: Reading, entry: Registration) -> Callable[[str], list[Inspection]]:
+    def read(text: str) -> list[Inspection]:
+        spelled = reading.spelling(text)
+        if spelled is None:
+            return []
         try:
-            found.append(_reading(scheme, text))
+            return [_reading(entry.fields, entry.scheme_for(spelled), spelled)]
         except InvalidId:
-            continue
-    return found
+            return []
+
+    return read
 
 
-_UUIDS: tuple[IntCodedScheme, ...] = (UUID7, UUID6, UUID1, UUID3, UUID4, UUID5, UUID_NIL, UUID_MAX)
-_SNOWFLAKES: tuple[SnowflakeScheme, ...] = (TWITTER_SNOWFLAKE, DISCORD_SNOWFLAKE, INSTAGRAM_ID)
-
-#: The order in which ``inspect`` reads text; the first reading that fits comes first.
-#: ULID, TypeID (its prefix-less form is a lowercase ULID), tagged ULIDs, the UUIDs by
-#: version (v7, v6, v1, v3, v4, v5, nil, max), MySQL's ordered v1 (32 hex), a UUID written as
-#: 32 hex, KSUID, ObjectId, then Snowflakes: Twitter, Discord, Instagram (a decimal number
-#: says nothing about its epoch; pass ``scheme=`` to choose).
-READERS: tuple[Callable[[str], list[Inspection]], ...] = (
-    lambda text: _read_schemes((ULID_SCHEME,), text),
-    _read_typeid,
-    lambda text: _read_schemes(TAGGED_ULIDS, text),
-    lambda text: _read_schemes(_UUIDS, text) if _UUID_TEXT.fullmatch(text) else [],
-    lambda text: _read_schemes((UUID1_ORDERED,), text) if _HEX32.fullmatch(text) else [],
-    _read_uuid_hex,
-    lambda text: _read_schemes((KSUID, OBJECT_ID), text),
-    lambda text: _read_schemes(_SNOWFLAKES, text),
+#: The order in which ``inspect`` reads text, derived from the registry: ULID, TypeID (its
+#: prefix-less form is a lowercase ULID), tagged ULIDs, the UUIDs by version (v7, v6, v1, v3,
+#: v4, v5, nil, max), MySQL's ordered v1 (32 hex), a UUID written as 32 hex, KSUID, ObjectId,
+#: then Snowflakes: Twitter, Discord, Instagram (a decimal number says nothing about its
+#: epoch; pass ``scheme=`` to choose).
+READERS: tuple[Callable[[str], list[Inspection]], ...] = tuple(
+    _reader(reading, entry) for reading, entry in READINGS
 )
-
-#: Every scheme ``inspect`` knows by name (for ``scheme="..."``); TypeIDs as ``"typeid"``.
-KNOWN: dict[str, IdScheme] = {
-    scheme.name: scheme
-    for scheme in (
-        ULID_SCHEME,
-        *TAGGED_ULIDS,
-        *_UUIDS,
-        UUID1_ORDERED,
-        KSUID,
-        OBJECT_ID,
-        *_SNOWFLAKES,
-        TICKET,  # by name only: every decimal number is a ticket, so it is never guessed
-    )
-}
 
 
 def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
@@ -264,7 +113,8 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     if not isinstance(text, str):
         raise InvalidType(f"{describe(text)} must be the text of an id, not {type(text).__name__}")
     if scheme is not None:
-        return _reading(_scheme_named(scheme, text), text)
+        fields, chosen = _scheme_named(scheme, text)
+        return _reading(fields, chosen, text)
     found: list[Inspection] = []
     for reader in READERS:
         for reading in reader(text):
@@ -283,34 +133,34 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     )
 
 
-def _scheme_named(scheme: IdScheme | str, text: str) -> IdScheme:
+def _scheme_named(scheme: IdScheme | str, text: str) -> tuple[FieldsOf, IdScheme]:
     if isinstance(scheme, IdScheme):
-        return scheme
-    if scheme == "typeid":
-        return TypeIdScheme(split_typeid(text)[0])
-    if isinstance(scheme, str) and scheme in KNOWN:
-        return KNOWN[scheme]
-    raise InvalidType(
-        f"scheme={describe(scheme)} is neither an id scheme nor one of: "
-        f"{', '.join([*KNOWN, 'typeid'])}"
-    )
+        return _fields_of(scheme), scheme
+    if not isinstance(scheme, str) or scheme.strip().lower() not in BY_NAME:
+        raise InvalidType(
+            f"scheme={describe(scheme)} is neither an id scheme nor one of: {', '.join(names())}"
+        )
+    entry = registration(scheme)
+    return entry.fields, entry.scheme_for(text)
 
 
-#: One scheme per text family, for the reasons of a refusal (tagged ULIDs would repeat ULID's).
-_FAMILIES: tuple[IntCodedScheme, ...] = (
-    ULID_SCHEME,
-    UUID7,
-    UUID1_ORDERED,
-    KSUID,
-    OBJECT_ID,
-    TWITTER_SNOWFLAKE,
-)
+def _fields_of(scheme: IdScheme) -> FieldsOf:
+    """The fields of a scheme object: its registration's, that of the family it is a member
+    of, or of the registered scheme of its name; none for a scheme no module registered."""
+    for entry in REGISTRATIONS:
+        if entry.scheme is scheme or (entry.scheme is None and type(scheme) is type(entry.sample)):
+            return entry.fields
+    named = BY_NAME.get(scheme.name)
+    return named.fields if named is not None else no_fields
 
 
 def _reasons(text: str) -> str:
     """Why the schemes whose text has this length refused it, or which lengths there are."""
     reasons = []
-    for scheme in _FAMILIES:
+    for entry in REGISTRATIONS:
+        scheme = entry.sample
+        if not entry.explains_refusals or scheme is None:
+            continue
         fits = len(text) == scheme.length or (
             scheme.numeric and text.isdigit() and len(text) < scheme.length
         )

@@ -20,6 +20,7 @@ from ulidkeys.errors import (
     describe,
     require_int,
 )
+from ulidkeys.ids.registration import Field, Reading, Registration, hex_digits
 from ulidkeys.ulid import ULID, new
 
 
@@ -146,9 +147,10 @@ class IntCodedScheme:
                 f"({self.min_ms} .. {self.max_ms} epoch milliseconds)"
             )
         if ms % self.resolution_ms:
+            step = self.resolution_ms
+            unit = "whole seconds" if step == 1000 else f"whole steps of {step} ms"
             raise TimeOutOfRange(
-                f"ms={ms!r} is not a whole {self.resolution_ms} ms step; {self.name} ids hold "
-                "whole seconds"
+                f"ms={ms!r} is not a whole {step} ms step; {self.name} ids hold {unit}"
             )
         return ms
 
@@ -487,7 +489,9 @@ class SnowflakeScheme(IntCodedScheme):
 
     numeric = True
 
-    def __init__(self, name: str, epoch_ms: int, shift: int = 22, bits: int = 63) -> None:
+    def __init__(
+        self, name: str, epoch_ms: int, shift: int = 22, bits: int = 63, resolution_ms: int = 1
+    ) -> None:
         if not isinstance(name, str):
             raise InvalidType(f"name={describe(name)} must be a str, not {type(name).__name__}")
         if not name:
@@ -495,16 +499,24 @@ class SnowflakeScheme(IntCodedScheme):
         require_int(epoch_ms, "epoch_ms")
         require_int(shift, "shift")
         require_int(bits, "bits")
+        require_int(resolution_ms, "resolution_ms")
         if bits not in (63, 64):
             raise InvalidValue(f"bits={bits!r} must be 63 (signed, kept positive) or 64 (unsigned)")
         if not 0 <= shift < bits:
             raise InvalidValue(f"shift={shift!r} must be in 0 .. {bits - 1}")
+        if resolution_ms < 1 or epoch_ms % resolution_ms:
+            # Windows round times down to whole steps counted from 1970: that is the id's own
+            # step only when the epoch is a whole number of steps.
+            raise InvalidValue(
+                f"resolution_ms={resolution_ms!r} must be >= 1 and divide epoch_ms={epoch_ms!r}"
+            )
         self.name = name
         self.epoch_ms = epoch_ms
         self.shift = shift
         self.bits = bits
+        self.resolution_ms = resolution_ms
         self.min_ms = epoch_ms
-        self.max_ms = epoch_ms + (1 << (bits - shift)) - 1
+        self.max_ms = epoch_ms + ((1 << (bits - shift)) - 1) * resolution_ms
         top = str((1 << bits) - 1)
         self.length = len(top)
         self.pattern = _at_most(top, _DIGITS)
@@ -528,10 +540,11 @@ class SnowflakeScheme(IntCodedScheme):
         return f"{value:0{self.length}d}"
 
     def _time_of(self, value: int) -> int:
-        return (value >> self.shift) + self.epoch_ms
+        return (value >> self.shift) * self.resolution_ms + self.epoch_ms
 
     def _compose(self, ms: int, fill: bool) -> int:
-        return ((ms - self.epoch_ms) << self.shift) | ((1 << self.shift) - 1 if fill else 0)
+        units = (ms - self.epoch_ms) // self.resolution_ms
+        return (units << self.shift) | ((1 << self.shift) - 1 if fill else 0)
 
     def _random_of(self, value: int) -> None:
         return None
@@ -562,4 +575,63 @@ SCHEMES: tuple[IntCodedScheme, ...] = (
     TWITTER_SNOWFLAKE,
     DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
+)
+
+
+_MASK_128 = (1 << 128) - 1
+
+
+def uuid_fields(value: int) -> dict[str, Field]:
+    """The version and variant bits every RFC 9562 UUID has."""
+    return {"version": (value >> 76) & 0xF, "variant": (value >> 62) & 0b11}
+
+
+def gregorian_fields(ticks: int, low: int) -> dict[str, Field]:
+    """Fields of the v1 family: 100 ns ticks, clock sequence, node (multicast = not a MAC)."""
+    node = low & ((1 << 48) - 1)
+    return {
+        "ticks_100ns": ticks,
+        "clock_seq": (low >> 48) & 0x3FFF,
+        "node": hex_digits(node, 12),
+        "node_is_random": bool(node >> 40 & 1),
+    }
+
+
+def ulid_fields(scheme: object, value: int) -> dict[str, Field]:
+    return {"random": hex_digits(value & _RANDOM_80, 20)}
+
+
+REGISTRATIONS = (
+    Registration(
+        "ulid",
+        ULID_SCHEME,
+        fields=ulid_fields,
+        readings=(Reading(10),),
+        explains_refusals=True,
+        summary="48-bit ms time + 80 random bits, 26 Crockford base32 characters",
+    ),
+    Registration(
+        "ksuid",
+        KSUID,
+        fields=lambda _, v: {
+            "timestamp": v >> 128,
+            "payload": hex_digits(v & ((1 << 128) - 1), 32),
+        },
+        readings=(Reading(70.1),),
+        explains_refusals=True,
+        summary="32-bit seconds since 2014-05-13 + 128 random bits, 27 base62 characters",
+    ),
+    Registration(
+        "objectid",
+        OBJECT_ID,
+        aliases=("object-id",),
+        fields=lambda _, v: {
+            "seconds": v >> 64,
+            "random": hex_digits((v >> 24) & ((1 << 40) - 1), 10),
+            "counter": v & 0xFFFFFF,
+        },
+        readings=(Reading(70.2),),
+        explains_refusals=True,
+        summary="MongoDB: 32-bit seconds + 40 random bits + 24-bit counter, 24 hex digits",
+    ),
 )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ulidkeys.errors import InvalidValue, TicketsExhausted, describe, require_count, require_int
 from ulidkeys.ids.protocol import no_time
+from ulidkeys.ids.registration import Registration
 from ulidkeys.ids.schemes import SnowflakeScheme
 
 #: The largest ticket: Flickr's ``Tickets64`` is an unsigned 64-bit column, and so is the
@@ -113,3 +114,13 @@ class TicketScheme(SnowflakeScheme):
 
 #: The ticket scheme: ``Entity(pk=..., sk="Photo#{id}", scheme=TICKET)``.
 TICKET = TicketScheme()
+
+#: Every decimal number is a ticket, so ``inspect`` reads one only when told (no readings).
+REGISTRATIONS = (
+    Registration(
+        "ticket",
+        TICKET,
+        fields=lambda _, value: {"number": value},
+        summary="Flickr-style ticket numbers, 20 zero-padded digits (no time)",
+    ),
+)

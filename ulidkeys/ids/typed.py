@@ -10,7 +10,16 @@ import re
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe, require_count
-from ulidkeys.ids.schemes import _UUID_TEXT, ULID_SCHEME, UUID7, IntCodedScheme, _char_class
+from ulidkeys.ids.registration import Field, Reading, Registration
+from ulidkeys.ids.schemes import (
+    _UUID_TEXT,
+    ULID_SCHEME,
+    UUID7,
+    IntCodedScheme,
+    _char_class,
+    ulid_fields,
+    uuid_fields,
+)
 from ulidkeys.ulid import new
 
 #: The TypeID spec's prefix rule (v0.3): up to 63 of ``[a-z_]``, starting and ending in a letter.
@@ -189,3 +198,41 @@ ULID_TAG1 = TaggedUlidScheme(1)
 ULID_TAG2 = TaggedUlidScheme(2)
 ULID_TAG3 = TaggedUlidScheme(3)
 TAGGED_ULIDS: tuple[TaggedUlidScheme, ...] = (ULID_TAG1, ULID_TAG2, ULID_TAG3)
+
+
+def _typeid_text(text: str) -> str | None:
+    """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase."""
+    return text if "_" in text or text.islower() or text.isdigit() else None
+
+
+def _typeid_fields(scheme: object, value: int) -> dict[str, Field]:
+    assert isinstance(scheme, TypeIdScheme)
+    return {"type": scheme.prefix, "uuid": UUID7._encode(value), **uuid_fields(value)}
+
+
+def _tagged_fields(scheme: object, value: int) -> dict[str, Field]:
+    assert isinstance(scheme, TaggedUlidScheme)
+    plain = scheme.untag(scheme._encode(value))
+    return {"tag": scheme.tag, "ulid": plain, **ulid_fields(scheme, value)}
+
+
+REGISTRATIONS = (
+    Registration(
+        "typeid",
+        of_text=typeid,
+        example=TypeIdScheme("post"),
+        fields=_typeid_fields,
+        readings=(Reading(20, _typeid_text),),
+        summary="TypeID: a type prefix, '_' and a UUIDv7 in lowercase Crockford base32",
+    ),
+    *(
+        Registration(
+            scheme.name,
+            scheme,
+            fields=_tagged_fields,
+            readings=(Reading(30 + scheme.tag / 10),),
+            summary=f"off-spec: a ULID with type tag {scheme.tag} in its two spare bits",
+        )
+        for scheme in TAGGED_ULIDS
+    ),
+)

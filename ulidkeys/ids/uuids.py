@@ -10,16 +10,23 @@ import hashlib
 import os
 import re
 import uuid
+from collections.abc import Callable
 
 from ulidkeys.errors import InvalidType, InvalidValue, describe
+from ulidkeys.ids.registration import Field, Reading, Registration, hex_digits
 from ulidkeys.ids.schemes import (
     _GREGORIAN_OFFSET,
     _MAX_TICKS,
     _RAND_B,
+    _UUID_TEXT,
     _VARIANT,
+    UUID6,
+    UUID7,
     IntCodedScheme,
     _UuidScheme,
+    gregorian_fields,
     gregorian_now,
+    uuid_fields,
 )
 
 _GREGORIAN_MIN_MS = -(_GREGORIAN_OFFSET // 10_000)  # 1582-10-15T00:00:00Z
@@ -306,4 +313,119 @@ UUID_SCHEMES: tuple[IntCodedScheme, ...] = (
     UUID5,
     UUID_NIL,
     UUID_MAX,
+)
+
+_HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def _dashed_text(text: str) -> str | None:
+    return text if _UUID_TEXT.fullmatch(text) else None
+
+
+def _hex_text(text: str) -> str | None:
+    """32 hex digits without dashes (``uuid.hex``), dashed for the UUID parsers."""
+    if not _HEX32.fullmatch(text):
+        return None
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _uuid_readings(rank: int) -> tuple[Reading, ...]:
+    """A UUID version is read dashed (order 40) and as 32 hex (60), the versions in ``rank``
+    order within each: v7, v6, v1, v3, v4, v5, nil, max."""
+    return (Reading(40 + rank / 10, _dashed_text), Reading(60 + rank / 10, _hex_text))
+
+
+def _v1_family(ticks: Callable[[int], int]) -> Callable[[object, int], dict[str, Field]]:
+    def fields(_: object, value: int) -> dict[str, Field]:
+        return {**uuid_fields(value), **gregorian_fields(ticks(value), value & _LOW_64)}
+
+    return fields
+
+
+def _hashed(_: object, value: int) -> dict[str, Field]:
+    return {**uuid_fields(value), "hash": hex_digits(value, 32)}
+
+
+REGISTRATIONS = (
+    Registration(
+        "uuid7",
+        UUID7,
+        aliases=("uuidv7",),
+        fields=lambda _, v: {
+            **uuid_fields(v),
+            "rand_a": (v >> 64) & 0xFFF,
+            "rand_b": hex_digits(v & _RAND_B, 16),
+        },
+        readings=_uuid_readings(1),
+        explains_refusals=True,
+        summary="RFC 9562 v7: 48-bit ms time + 74 random bits, 36 characters",
+    ),
+    Registration(
+        "uuid6",
+        UUID6,
+        aliases=("uuidv6",),
+        fields=_v1_family(_v6_ticks),
+        readings=_uuid_readings(2),
+        summary="RFC 9562 v6: v1's 100 ns Gregorian time reordered to sort, 36 characters",
+    ),
+    Registration(
+        "uuid1",
+        UUID1,
+        aliases=("uuidv1",),
+        fields=_v1_family(_v1_ticks),
+        readings=_uuid_readings(3),
+        summary="RFC 9562 v1: 100 ns Gregorian time, scattered (does not sort)",
+    ),
+    Registration(
+        "uuid3",
+        UUID3,
+        aliases=("uuidv3",),
+        fields=_hashed,
+        readings=_uuid_readings(4),
+        summary="RFC 9562 v3: MD5 of a name (no time)",
+    ),
+    Registration(
+        "uuid4",
+        UUID4,
+        aliases=("uuidv4",),
+        fields=lambda _, v: {**uuid_fields(v), "random": hex_digits(UUID4._random_of(v), 31)},
+        readings=_uuid_readings(5),
+        summary="RFC 9562 v4: 122 random bits (no time)",
+    ),
+    Registration(
+        "uuid5",
+        UUID5,
+        aliases=("uuidv5",),
+        fields=_hashed,
+        readings=_uuid_readings(6),
+        summary="RFC 9562 v5: SHA-1 of a name (no time)",
+    ),
+    Registration(
+        "uuid-nil",
+        UUID_NIL,
+        fields=lambda _, v: {"version": 0},
+        readings=_uuid_readings(7),
+        summary="the nil UUID, all zeros",
+    ),
+    Registration(
+        "uuid-max",
+        UUID_MAX,
+        fields=lambda _, v: {"version": 15},
+        readings=_uuid_readings(8),
+        summary="the max UUID, all ones",
+    ),
+    Registration(
+        "uuid1-ordered",
+        UUID1_ORDERED,
+        aliases=("ordered-uuid",),
+        fields=lambda _, v: {
+            "version": 1,
+            "variant": (v >> 62) & 0b11,
+            "uuid1": convert_uuid(UUID1_ORDERED._encode(v), UUID1_ORDERED, UUID1),
+            **gregorian_fields(_ordered_ticks(v), v & _LOW_64),
+        },
+        readings=(Reading(50, lambda text: text if _HEX32.fullmatch(text) else None),),
+        explains_refusals=True,
+        summary="MySQL's UUID_TO_BIN(u, 1): v1 with the time moved first, 32 hex digits",
+    ),
 )

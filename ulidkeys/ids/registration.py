@@ -1,0 +1,91 @@
+"""How a scheme module declares its schemes: a :class:`Registration` per scheme (name, aliases,
+how ``inspect`` may guess it and in which order, its fields, an example for the test suites).
+
+Data only. Each module of ``ulidkeys.ids`` lists its registrations in a module-level
+``REGISTRATIONS`` tuple; :mod:`ulidkeys.ids.registry` finds them, so a new scheme is one file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ulidkeys.errors import InvalidValue, describe
+from ulidkeys.ids.protocol import IdScheme
+
+#: A field of an inspected id: bit fields as ints, opaque parts as hex text.
+Field = int | str
+#: The fields of an id, from its scheme and numeric form.
+FieldsOf = Callable[[IdScheme, int], dict[str, Field]]
+
+
+def same_text(text: str) -> str | None:
+    """The default spelling: read the text as it is."""
+    return text
+
+
+def no_fields(scheme: IdScheme, value: int) -> dict[str, Field]:
+    return {}
+
+
+def hex_digits(value: int, digits: int) -> str:
+    """``value`` as ``digits`` lowercase hex digits: how opaque parts of an id are shown."""
+    return f"{value:0{digits}x}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way ``inspect`` may read text as a scheme without being told: tried in ascending
+    ``order`` over every scheme (ULID 10, TypeID 20, tagged ULIDs 30, dashed UUIDs 40, ordered
+    UUIDv1 50, UUIDs as 32 hex 60, KSUID and ObjectId 70, Snowflakes 80); ``spelling`` gives the
+    text to parse, or None when the text cannot be this reading."""
+
+    order: float
+    spelling: Callable[[str], str | None] = same_text
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A scheme as the registry knows it.
+
+    ``scheme`` is the scheme object; a family whose scheme depends on the text (a TypeID's
+    prefix) gives ``of_text`` instead, and ``example`` (one member) for the suites. ``readings``
+    empty means ``inspect`` never guesses the scheme (every decimal number would be a ticket):
+    it is read only when named. ``explains_refusals`` marks one scheme per text family whose
+    reason is given when no scheme accepts a text.
+    """
+
+    name: str
+    scheme: IdScheme | None = None
+    of_text: Callable[[str], IdScheme] | None = None
+    example: IdScheme | None = None
+    aliases: tuple[str, ...] = ()
+    fields: FieldsOf = no_fields
+    readings: tuple[Reading, ...] = ()
+    explains_refusals: bool = False
+    summary: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.scheme is None) == (self.of_text is None):
+            raise InvalidValue(
+                f"registration {describe(self.name)} needs exactly one of scheme= and of_text="
+            )
+        if self.scheme is not None and self.scheme.name != self.name:
+            raise InvalidValue(
+                f"registration {describe(self.name)} names a scheme called "
+                f"{describe(self.scheme.name)}"
+            )
+        if self.sample is None:
+            raise InvalidValue(f"registration {describe(self.name)} of a family needs example=")
+
+    @property
+    def sample(self) -> IdScheme | None:
+        """The scheme the every-scheme suites run: the scheme, or the family's example."""
+        return self.example if self.example is not None else self.scheme
+
+    def scheme_for(self, text: str) -> IdScheme:
+        """The scheme to read ``text`` as (the family member its text names, for TypeIDs)."""
+        if self.scheme is not None:
+            return self.scheme
+        assert self.of_text is not None  # checked at construction
+        return self.of_text(text)

@@ -1,0 +1,106 @@
+"""Every id scheme by name: the one list ``inspect``, ``ulidkeys.ids``, the CLI, the docs' scheme
+table and the every-scheme test suites derive from.
+
+Each module of ``ulidkeys.ids`` declares its schemes in a ``REGISTRATIONS`` tuple (see
+:mod:`ulidkeys.ids.registration`); this module finds them by walking the package, so adding a
+scheme is adding its file: no list elsewhere names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from ulidkeys.errors import InvalidValue, describe, require_str
+from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.registration import Reading, Registration
+
+#: Modules of the package that import this one (so are not scheme modules).
+_ABOVE = frozenset({"registry", "inspection"})
+
+
+def _scheme_modules() -> Iterator[str]:
+    folder = Path(__file__).parent
+    for module in sorted(pkgutil.iter_modules([str(folder)]), key=lambda m: m.name):
+        if module.name not in _ABOVE and not module.ispkg:
+            yield f"{__package__}.{module.name}"
+
+
+def _first_reading(registration: Registration) -> float:
+    return min((reading.order for reading in registration.readings), default=float("inf"))
+
+
+def _collect() -> tuple[Registration, ...]:
+    found: list[Registration] = []
+    for name in _scheme_modules():
+        module = importlib.import_module(name)
+        found.extend(getattr(module, "REGISTRATIONS", ()))
+    # inspect's reading order first (ULID first); schemes never guessed last, in file order
+    return tuple(sorted(found, key=_first_reading))
+
+
+#: Every registered scheme: in ``inspect``'s reading order, those it never guesses last.
+REGISTRATIONS: tuple[Registration, ...] = _collect()
+
+
+def _by_name() -> Mapping[str, Registration]:
+    names: dict[str, Registration] = {}
+    for registration in REGISTRATIONS:
+        for name in (registration.name, *registration.aliases):
+            if name in names:
+                raise InvalidValue(f"two id schemes are registered as {name!r}")
+            names[name] = registration
+    return MappingProxyType(names)
+
+
+#: Name or alias -> registration.
+BY_NAME: Mapping[str, Registration] = _by_name()
+
+#: Every way ``inspect`` guesses, in the order it tries them: ``(reading, registration)``.
+READINGS: tuple[tuple[Reading, Registration], ...] = tuple(
+    sorted(
+        (
+            (reading, registration)
+            for registration in REGISTRATIONS
+            for reading in registration.readings
+        ),
+        key=lambda pair: pair[0].order,
+    )
+)
+
+
+def names() -> tuple[str, ...]:
+    """The names of every registered scheme, in registry order (aliases left out)."""
+    return tuple(registration.name for registration in REGISTRATIONS)
+
+
+def registration(name: object) -> Registration:
+    """The registration called ``name`` (or an alias of it); InvalidValue listing the names."""
+    text = require_str(name, "scheme")
+    found = BY_NAME.get(text.strip().lower())
+    if found is None:
+        raise InvalidValue(
+            f"scheme={describe(name)} is not a known id scheme; one of: {', '.join(names())}"
+        )
+    return found
+
+
+def scheme_named(name: object, text: str | None = None) -> IdScheme:
+    """The scheme called ``name``; a family (``typeid``) needs ``text`` to pick its member, else
+    it gives its example member."""
+    found = registration(name)
+    if found.scheme is not None:
+        return found.scheme
+    if text is None:
+        assert found.sample is not None
+        return found.sample
+    return found.scheme_for(text)
+
+
+def sortable_samples() -> tuple[IdScheme, ...]:
+    """One scheme of every registration whose text sorts by time: what the S3 and DynamoDB
+    window suites run over."""
+    return tuple(r.sample for r in REGISTRATIONS if r.sample is not None and r.sample.sorts_by_time)
