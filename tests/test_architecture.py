@@ -8,7 +8,8 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid
     ids        ulidkeys.ids, ulidkeys.ids.*
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
-    execution  ulidkeys.execution[.*], ulidkeys.consuming, ulidkeys.steps, ulidkeys.aio.execution,
+    execution  ulidkeys.machines, ulidkeys.execution[.*], ulidkeys.consuming, ulidkeys.steps,
+               ulidkeys.aio.execution,
                ulidkeys.aio.consuming
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
                ulidkeys.aio[.*] (asyncio twins; ulidkeys.aio.s3 and .dynamodb likewise)
@@ -56,6 +57,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "execution",
         (
+            "ulidkeys.machines",
             "ulidkeys.execution",
             "ulidkeys.consuming",
             "ulidkeys.steps",
@@ -535,6 +537,30 @@ def registry_bypasses(tree: Tree) -> list[str]:
 def test_inspect_reads_schemes_only_from_the_registry(tree: Tree) -> None:
     problems = registry_bypasses(tree)
     assert not problems, failure("scheme lists outside the registry", problems)
+
+
+#: The executor's I/O-free machines: driven by both shells, importing neither, nor anything
+#: that waits.
+IO_FREE = ("ulidkeys.machines",)
+SHELLS = ("ulidkeys.execution", "ulidkeys.aio")
+WAITING = frozenset({"asyncio", "concurrent", "threading", "time"})
+
+
+def io_free_violations(tree: Tree) -> list[str]:
+    return [
+        f"{imp.where}: {imp.source} imports {imp.target}"
+        for imp in tree.imports
+        if imp.source in IO_FREE
+        and (
+            (imp.internal and imp.target.startswith(SHELLS))
+            or (not imp.internal and imp.top_level in WAITING)
+        )
+    ]
+
+
+def test_the_machines_import_no_shell_and_nothing_that_waits(tree: Tree) -> None:
+    problems = io_free_violations(tree)
+    assert not problems, failure("I/O in the executor's machines", problems)
 
 
 def test_core_ids_and_planning_import_without_boto3(tree: Tree) -> None:

@@ -24,8 +24,9 @@ from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
-from ulidkeys.execution import Ordered, Results, Stats
+from ulidkeys.execution import Results
 from ulidkeys.ids.inspection import inspect
+from ulidkeys.machines import Ordered, Stats
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import ListCall

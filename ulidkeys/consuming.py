@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.errors import CheckpointConflict, InvalidType, describe
-from ulidkeys.execution import Closing, PageSource, Stats, check_workers, stream
+from ulidkeys.execution import Closing, stream
 from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.machines import PageSource, Stats, check_workers
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
     RunWindow,

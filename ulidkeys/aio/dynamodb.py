@@ -17,7 +17,7 @@ from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.table import Item, QuerySource, Table
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
 from ulidkeys.errors import InvalidQuery, describe
-from ulidkeys.execution import Page
+from ulidkeys.machines import Page
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall

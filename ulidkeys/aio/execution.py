@@ -1,5 +1,6 @@
-"""The asyncio shell of the one executor: the same plans, page-chain state machine, merge,
-schedule and stats/cursor as :mod:`ulidkeys.execution`, with tasks in place of threads.
+"""The asyncio shell of the one executor: the same plans and the same machines
+(:mod:`ulidkeys.machines`: page-chain state, merge, schedule, stats/cursor) as the thread shell
+:mod:`ulidkeys.execution`, with tasks in place of threads.
 
 Only the awaiting lives here (standard library only): a chain's pages are tasks bounded by a
 semaphore of ``max_workers``, and closing an :class:`AsyncResults` cancels the ones in flight.
@@ -11,7 +12,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
-from ulidkeys.execution import (
+from ulidkeys.machines import (
     ChainState,
     Merge,
     Ordered,

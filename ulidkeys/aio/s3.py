@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ulidkeys.aio.consuming import AsyncConsumable
 from ulidkeys.aio.execution import AsyncResults, drive, run, stream
-from ulidkeys.execution import Ordered, Page, Stats
+from ulidkeys.machines import Ordered, Page, Stats
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall
 from ulidkeys.planning.plans import Plan, Slice

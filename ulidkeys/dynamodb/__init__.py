@@ -11,8 +11,9 @@ from ulidkeys.dynamodb.clients import Target, speaks_plain_values
 from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
 from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
-from ulidkeys.execution import Results, Stats
+from ulidkeys.execution import Results
 from ulidkeys.ids.tickets import TICKET, TicketSplit
+from ulidkeys.machines import Stats
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity, Index
 from ulidkeys.planning.partitions import Period

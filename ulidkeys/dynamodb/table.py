@@ -14,8 +14,9 @@ from ulidkeys.consuming import Consumable
 from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.write import BatchWriter, put_new
 from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, describe, require_count
-from ulidkeys.execution import Page, Results, run
+from ulidkeys.execution import Results, run
 from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.machines import Page
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call

@@ -149,6 +149,12 @@ def inverted_window(scheme: IdScheme, start_ms: int, end_ms: int) -> tuple[int, 
     return total - end_ms + 1, total - start_ms + 1
 
 
+def key_window(scheme: IdScheme, newest_first: bool, start_ms: int, end_ms: int) -> tuple[int, int]:
+    """The window of the times *in the keys* holding ``[start, end)``: itself, or the inverted
+    window when the keys hold newest-first (inverted) ids; layouts and entities both ask."""
+    return inverted_window(scheme, start_ms, end_ms) if newest_first else (start_ms, end_ms)
+
+
 def invert_id(scheme: IdScheme, text: str) -> str:
     """The id with its time ``t`` replaced by :func:`inverted_time` and every other bit kept.
 

@@ -29,7 +29,7 @@ from ulidkeys.ids.protocol import (
     has_no_time,
     invert_id,
     inverted_time,
-    inverted_window,
+    key_window,
     require_sortable,
     shard_of,
 )
@@ -379,9 +379,7 @@ class Entity:
     def key_window(self, start_ms: int, end_ms: int) -> tuple[int, int]:
         """The window of the times *in the keys* holding ``[start, end)``: itself, or the
         inverted window with ``newest_first_keys``."""
-        if self.newest_first_keys:
-            return inverted_window(self.scheme, start_ms, end_ms)
-        return start_ms, end_ms
+        return key_window(self.scheme, self.newest_first_keys, start_ms, end_ms)
 
     def key_time(self, key_id: str) -> int:
         """The real time of an id as the keys hold it."""

@@ -28,7 +28,7 @@ from ulidkeys.ids.protocol import (
     IdScheme,
     invert_id,
     inverted_time,
-    inverted_window,
+    key_window,
     require_sortable,
     shard_of,
 )
@@ -214,9 +214,7 @@ class KeyLayout:
     def key_window(self, start_ms: int, end_ms: int) -> tuple[int, int]:
         """The window of the times *in the keys* holding ``[start, end)``: itself, or the
         inverted window of a newest-first layout (what listing plans bound keys with)."""
-        if self.newest_first:
-            return inverted_window(self.scheme, start_ms, end_ms)
-        return start_ms, end_ms
+        return key_window(self.scheme, self.newest_first, start_ms, end_ms)
 
     def path(self, shard: int | None, ms: int) -> str:
         """Everything before the id: prefix + shard folder + period folder of ``ms``."""

@@ -14,19 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from ulidkeys.consuming import Consumable
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, describe, require_count
-from ulidkeys.execution import (
+from ulidkeys.execution import Results, drive, run, stream
+from ulidkeys.machines import (
     Ordered,
     Page,
-    Results,
     Stats,
     Steps,
     check_workers,
-    drive,
     forward_tail,
     race,
-    run,
     search_back,
-    stream,
 )
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
