@@ -26,6 +26,9 @@ from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
 from ulidkeys.execution import Results
 from ulidkeys.ids.inspection import inspect
+from ulidkeys.ids.protocol import IdScheme, bounds
+from ulidkeys.ids.registry import REGISTRATIONS, scheme_named
+from ulidkeys.ids.schemes import ULID_SCHEME
 from ulidkeys.machines import Ordered, Stats
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
@@ -39,7 +42,14 @@ from ulidkeys.prefixcover import END_OF_TIME_MS, human_span, resolution_table
 from ulidkeys.progress import track
 from ulidkeys.s3 import Bucket, KeyLayout, S3CheckpointStore, is_directory_bucket
 from ulidkeys.s3.manifests import put_manifest, write_manifest
-from ulidkeys.timeinput import MAX_MS, TIME_TEXT_RULE, format_ms, to_ms
+from ulidkeys.timeinput import (
+    MAX_DATETIME_MS,
+    MAX_MS,
+    TIME_TEXT_RULE,
+    format_ms,
+    ms_to_datetime,
+    to_ms,
+)
 from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import Monotonic, batch
 
@@ -120,6 +130,9 @@ def _new_chunks(count: int, at_ms: int | None, monotonic: bool) -> Iterator[list
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
+    scheme = _scheme(args)
+    if scheme is not ULID_SCHEME:
+        return _new_of_scheme(args, scheme)
     at_ms = None if args.at is None else to_ms(args.at, "--at")
     chunks = _new_chunks(args.count, at_ms, args.monotonic)
     if args.output == "text":
@@ -134,6 +147,38 @@ def _cmd_new(args: argparse.Namespace) -> int:
                 yield {"id": text, "time": format_ms(ms), "timestamp_ms": ms}
 
     emit(rows(), args.output, str)
+    return 0
+
+
+def _new_of_scheme(args: argparse.Namespace, scheme: IdScheme) -> int:
+    """``new --scheme NAME``: fresh ids of another scheme, made by the scheme itself."""
+    make = getattr(scheme, "new", None)
+    if make is None:
+        raise InvalidValue(
+            f"--scheme {args.scheme}: {scheme.name} ids are not made from the clock alone (a "
+            "Snowflake needs its node, a ticket its counter); use ulidkeys.ids.SnowflakeGenerator "
+            "or ulidkeys.dynamodb.TicketServer"
+        )
+    for flag in ("at", "monotonic"):
+        if getattr(args, flag):
+            raise InvalidValue(
+                f"--{flag} makes ULIDs only; leave it out with --scheme {args.scheme}"
+            )
+
+    def rows() -> Iterator[Row]:
+        for _ in range(args.count):
+            text = str(make())
+            try:
+                ms: int | None = scheme.timestamp_ms(text)
+            except InvalidValue:  # a scheme without time (UUIDv4)
+                ms = None
+            yield {
+                "id": text,
+                "time": None if ms is None else format_ms(ms),
+                "timestamp_ms": ms,
+            }
+
+    emit(rows(), args.output, lambda row: str(row["id"]))
     return 0
 
 
@@ -197,6 +242,9 @@ def _range_row(args: argparse.Namespace) -> dict[str, Any]:
     """Everything ``range`` prints, computed before any of it is printed."""
     prefix = check_prefix(args.prefix, "--prefix") if args.prefix else ""
     window = TimeWindow(args.since, args.until)
+    scheme = _scheme(args)
+    if scheme is not ULID_SCHEME:
+        return _range_of_scheme(args, scheme, window, prefix)
     lo, hi = window.bounds(prefix)
     block = window.enclosing_block()
     row: dict[str, Any] = {
@@ -221,14 +269,44 @@ def _range_row(args: argparse.Namespace) -> dict[str, Any]:
     return row
 
 
+def _range_of_scheme(
+    args: argparse.Namespace, scheme: IdScheme, window: TimeWindow, prefix: str
+) -> dict[str, Any]:
+    """``range --scheme NAME``: the exact key bounds of the window for that scheme's ids (the
+    prefix cover and resolution table are ULID's)."""
+    for flag in ("cover", "max_prefixes"):
+        if getattr(args, flag):
+            raise InvalidValue(
+                f"--{flag.replace('_', '-')} covers ULID text; leave it out with --scheme"
+            )
+    lo, hi = bounds(scheme, window, prefix)
+    row: dict[str, Any] = {
+        "scheme": scheme.name,
+        "since": format_ms(window.start_ms),
+        "until": format_ms(window.end_ms) if window.end_ms <= MAX_MS else "end of time",
+        "start_ms": window.start_ms,
+        "end_ms": window.end_ms,
+        "lower": lo,
+        "upper": hi,
+    }
+    if args.bucket is not None:
+        split_s3_url(f"s3://{args.bucket}/")
+        layout = KeyLayout(prefix=prefix, scheme=scheme)
+        plan = plan_listing(layout, window.start_ms, window.end_ms)
+        row["aws"] = s3_commands(args.bucket, plan)
+    return row
+
+
 def _range_text(row: Row) -> str:
     upper = row["upper"] or "none: the window runs to the end of time (every key >= lower)"
     lines = [
+        *([f"scheme      {row['scheme']}"] if "scheme" in row else []),
         f"window      [{row['since']}, {row['until']})",
         f"lower (>=)  {row['lower']}",
         f"upper (<)   {upper}",
-        f"prefix      {row['prefix'] or repr('')}  (selects {row['prefix_selects']})",
     ]
+    if "prefix" in row:
+        lines.append(f"prefix      {row['prefix'] or repr('')}  (selects {row['prefix_selects']})")
     if "cover" in row:
         extra = row["cover_extra_ms"]
         span = row["end_ms"] - row["start_ms"]
@@ -384,7 +462,9 @@ def _ls_layout(args: argparse.Namespace, prefix: str) -> KeyLayout:
     if prefix:
         check_prefix(prefix, location=args.location)
     shards = args.shards or None
-    return KeyLayout(prefix=prefix, shards=shards, period=args.period, suffix=args.suffix)
+    return KeyLayout(
+        prefix=prefix, shards=shards, period=args.period, suffix=args.suffix, scheme=_scheme(args)
+    )
 
 
 def _suffix_fits(layout: KeyLayout) -> Callable[[Mapping[str, Any]], bool]:
@@ -578,6 +658,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
         sk_attr=args.sk_attr,
         bucket=args.bucket,
         shards=args.shards,
+        scheme=_scheme(args),
     )
     fields: dict[str, Any] = dict(_fields(args.field))
     if args.checkpoint is not None:
@@ -699,7 +780,76 @@ def _silence_stdout() -> None:
         pass
 
 
+# --- schemes -------------------------------------------------------------------------------------
+
+
+def _scheme_row(name: str, scheme: IdScheme, summary: str) -> Row:
+    timed = scheme.sorts_by_time
+    return {
+        "name": name,
+        "length": scheme.length,
+        "resolution_ms": scheme.resolution_ms if timed else None,
+        "first_year": _year(max(scheme.min_ms, 0)) if timed else None,
+        "last_year": _year(scheme.max_ms) if timed else None,
+        "windows": timed,
+        "new": callable(getattr(scheme, "new", None)),
+        "about": summary,
+    }
+
+
+def _year(ms: int) -> int:
+    """The UTC year of ``ms`` (by the mean Gregorian year past what a datetime holds)."""
+    if ms <= MAX_DATETIME_MS:
+        return ms_to_datetime(ms).year
+    return 1970 + ms // 31_556_952_000
+
+
+def _scheme_text(row: Row) -> str:
+    years = f"{row['first_year']}-{row['last_year']}" if row["windows"] else "no time"
+    step = "" if row["resolution_ms"] is None else f"{row['resolution_ms']} ms"
+    flags = ("windows" if row["windows"] else "-") + (" new" if row["new"] else "")
+    name, length = row["name"], row["length"]
+    return f"{name:<18} {length:>3}  {step:>7}  {years:<10}  {flags:<11}  {row['about']}"
+
+
+def _cmd_schemes(args: argparse.Namespace) -> int:
+    """Every id scheme the library knows, from the registry: name, text length, time step,
+    years its ids cover, whether windows work and ``new`` makes them, and what they are."""
+    rows = [
+        _scheme_row(entry.name, entry.sample, entry.summary)
+        for entry in REGISTRATIONS
+        if entry.sample is not None
+    ]
+    emit(rows, args.output, _scheme_text)
+    return 0
+
+
 # --- arguments -----------------------------------------------------------------------------------
+
+
+def scheme_arg(text: str) -> str:
+    """A ``--scheme`` name, checked when parsed (``ulidkeys schemes`` lists them)."""
+    try:
+        scheme_named(text)
+    except UlidkeysError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _scheme(args: argparse.Namespace) -> IdScheme:
+    name = getattr(args, "scheme", None)
+    return ULID_SCHEME if name is None else scheme_named(name)
+
+
+def _add_scheme(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--scheme",
+        type=scheme_arg,
+        default=None,
+        metavar="NAME",
+        help=f"the id scheme of {what} (default ulid; e.g. uuid7, ksuid, objectid, "
+        "twitter-snowflake, typeid:PREFIX; `ulidkeys schemes` lists them)",
+    )
 
 
 def count_arg(text: str) -> int:
@@ -801,12 +951,13 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, text: str) -> argparse.ArgumentParser:
         return commands.add_parser(name, help=text, description=text, parents=[debug])
 
-    new = command("new", "print fresh ULIDs")
+    new = command("new", "print fresh ids (ULIDs unless --scheme)")
     new.add_argument("-n", "--count", type=count_arg, default=1, help="how many (default 1)")
     new.add_argument(
         "--monotonic", action="store_true", help="a strictly increasing run (also with --at)"
     )
     new.add_argument("--at", help=f"{TIME_HELP} (default: now)")
+    _add_scheme(new, "the ids made")
     _add_output(new)
     new.set_defaults(handler=_cmd_new)
 
@@ -834,6 +985,7 @@ def build_parser() -> argparse.ArgumentParser:
     window.add_argument(
         "--resolution", action="store_true", help="print what each time character spans"
     )
+    _add_scheme(window, "the ids in the keys")
     _add_output(window)
     window.set_defaults(handler=_cmd_range)
 
@@ -851,6 +1003,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the exact text after the id, e.g. .jpg: only KEY = PREFIX...ID.jpg is listed (not "
         ".png, not .tar.jpg); without it keys with any extension are listed",
     )
+    _add_scheme(ls, "the ids in the keys")
     _add_output(ls)
     ls.add_argument(
         "--slice",
@@ -881,6 +1034,7 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--sk-attr", default="SK")
     query.add_argument("--bucket", choices=["hour", "day", "month", "year"], default=None)
     query.add_argument("--shards", type=count_arg, default=None)
+    _add_scheme(query, "the ids in the sort keys")
     _add_output(query, default="jsonl")
     _add_aws_options(query)
     query.set_defaults(handler=_cmd_query)
@@ -895,6 +1049,10 @@ def build_parser() -> argparse.ArgumentParser:
     athena.add_argument("--since", help="also print the WHERE condition of this window")
     athena.add_argument("--until", default=None, help="end of that window (default: now)")
     athena.set_defaults(handler=_cmd_athena)
+
+    schemes = command("schemes", "the id schemes ulidkeys knows (for --scheme)")
+    _add_output(schemes)
+    schemes.set_defaults(handler=_cmd_schemes)
 
     demo = command("demo", "a tour of the library")
     demo.set_defaults(handler=_cmd_demo)

@@ -52,12 +52,14 @@ class Registration:
     prefix) gives ``of_text`` instead, and ``example`` (one member) for the suites. ``readings``
     empty means ``inspect`` never guesses the scheme (every decimal number would be a ticket):
     it is read only when named. ``explains_refusals`` marks one scheme per text family whose
-    reason is given when no scheme accepts a text.
+    reason is given when no scheme accepts a text. ``member`` makes a family's member from its
+    name (``typeid:post`` names ``member("post")``).
     """
 
     name: str
     scheme: IdScheme | None = None
     of_text: Callable[[str], IdScheme] | None = None
+    member: Callable[[str], IdScheme] | None = None
     example: IdScheme | None = None
     aliases: tuple[str, ...] = ()
     fields: FieldsOf = no_fields

@@ -89,9 +89,16 @@ def registration(name: object) -> Registration:
 
 
 def scheme_named(name: object, text: str | None = None) -> IdScheme:
-    """The scheme called ``name``; a family (``typeid``) needs ``text`` to pick its member, else
-    it gives its example member."""
-    found = registration(name)
+    """The scheme called ``name``. A family names its member after a colon (``typeid:post``);
+    else ``text`` picks it (a TypeID's prefix), else the family's example member is given."""
+    family, colon, member = require_str(name, "scheme").partition(":")
+    found = registration(family if colon else name)
+    if colon:
+        if found.member is None:
+            raise InvalidValue(
+                f"scheme={describe(name)}: {found.name} has no members to name after ':'"
+            )
+        return found.member(member)
     if found.scheme is not None:
         return found.scheme
     if text is None:

@@ -220,6 +220,7 @@ REGISTRATIONS = (
     Registration(
         "typeid",
         of_text=typeid,
+        member=TypeIdScheme,
         example=TypeIdScheme("post"),
         fields=_typeid_fields,
         readings=(Reading(20, _typeid_text),),

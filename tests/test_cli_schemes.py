@@ -1,0 +1,133 @@
+"""``--scheme`` on ``new``, ``range``, ``ls`` and ``query``, and ``ulidkeys schemes``, all from
+the scheme registry: every scheme ``new`` makes is read back by its reference implementation,
+and ``ls`` / ``query`` of uuid7 and KSUID keys on moto return exactly the window."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+
+import boto3
+import pytest
+import uuid6
+from bson import ObjectId
+from ksuid import Ksuid
+from moto import mock_aws
+from typeid import TypeID
+from ulid import ULID as PythonULID
+
+from ulidkeys.cli import main
+from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.ids import KSUID, UUID7, bounds, names, scheme_named
+from ulidkeys.s3 import KeyLayout
+from ulidkeys.timewindow import TimeWindow
+
+START = 1_715_936_400_000  # 2024-05-17T09:00:00Z
+HOUR = 3_600_000
+
+#: How a reference implementation reads each scheme back (its own parser, not ours).
+REFERENCE: dict[str, Callable[[str], object]] = {
+    "ulid": lambda text: PythonULID.from_str(text),
+    "uuid7": lambda text: uuid6.UUID(text).version == 7 or pytest.fail(text),
+    "uuid6": lambda text: uuid6.UUID(text).version == 6 or pytest.fail(text),
+    "uuid4": lambda text: uuid.UUID(text).version == 4 or pytest.fail(text),
+    "uuid1": lambda text: uuid.UUID(text).version == 1 or pytest.fail(text),
+    "ksuid": lambda text: Ksuid.from_base62(text),
+    "objectid": lambda text: ObjectId(text),
+    "typeid:user": lambda text: TypeID.from_string(text).prefix == "user" or pytest.fail(text),
+}
+MADE = [*REFERENCE, "uuid1-ordered", "ulid-tag1"]
+
+
+@pytest.mark.parametrize("name", MADE)
+def test_new_makes_ids_of_the_scheme(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "--scheme", name, "-n", "5"]) == 0
+    made = capsys.readouterr().out.split()
+    scheme = scheme_named(name)
+    assert len(made) == len(set(made)) == 5
+    assert all(scheme.parse(text) == text for text in made)
+    if name in REFERENCE:
+        for text in made:
+            REFERENCE[name](text)
+    assert main(["new", "--scheme", name, "-o", "jsonl"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert scheme.parse(row["id"]) == row["id"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["new", "--scheme", "twitter-snowflake"], "SnowflakeGenerator"),
+        (["new", "--scheme", "ticket"], "TicketServer"),
+        (["new", "--scheme", "uuid7", "--at", "2024-05-17T09:00:00Z"], "--at makes ULIDs only"),
+        (["new", "--scheme", "uuid7", "--monotonic"], "--monotonic makes ULIDs only"),
+        (["new", "--scheme", "snowflakes"], "not a known id scheme; one of: ulid"),
+        (["range", "--since", "1h", "--scheme", "ksuid", "--cover"], "--cover covers ULID"),
+        (["ls", "s3://photos/u/", "--since", "1h", "--scheme", "typeid:Bad"], "TypeID prefix"),
+    ],
+)
+def test_scheme_mistakes_are_one_line_and_exit_2(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exit:  # argparse's own refusal of a --scheme value
+        code = int(str(exit.code))
+    assert code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and words in err
+
+
+def test_schemes_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schemes", "-o", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["name"] for row in rows] == list(names())
+    by_name = {row["name"]: row for row in rows}
+    assert by_name["ksuid"]["resolution_ms"] == 1000 and by_name["ksuid"]["first_year"] == 2014
+    assert by_name["sonyflake"]["resolution_ms"] == 10 and by_name["sonyflake"]["windows"]
+    assert by_name["uuid4"]["windows"] is False and by_name["uuid4"]["new"] is True
+    assert by_name["twitter-snowflake"]["new"] is False
+    assert main(["schemes"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("ulid ")
+
+
+def test_range_gives_the_schemes_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]
+    assert main(["range", *window, "--scheme", "uuid7", "--prefix", "e/", "-o", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert (row["lower"], row["upper"]) == bounds(UUID7, TimeWindow(START, START + HOUR), "e/")
+    assert row["scheme"] == "uuid7"
+
+
+def test_ls_and_query_read_the_schemes_keys(
+    aws_credentials: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's case: ``events/<uuid7>.json`` keys listed as '0 objects' without --scheme."""
+    layout = KeyLayout("events/", scheme=UUID7, suffix=".json")
+    entity = Entity(pk="Org#{org}", sk="Event#{id}", scheme=KSUID)
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="event-log")
+        keys = [layout.key_for(UUID7.min_for(START + i * 600_000)) for i in range(12)]
+        for key in keys:
+            s3.put_object(Bucket="event-log", Key=key, Body=b"{}")
+        table = boto3.resource("dynamodb", region_name="us-east-1").create_table(
+            **entity.table_definition("app")
+        )
+        bound = Table(table, entity)
+        ids = [KSUID.min_for(START + i * 600_000) for i in range(12)]
+        for id_text in ids:
+            bound.put_new({**entity.keys(org="acme", id=id_text), "n": 1})
+        window = ["--since", "2024-05-17T09:30:00Z", "--until", "2024-05-17T10:30:00Z"]
+        common = [*window, "--region", "us-east-1", "-o", "jsonl"]
+        assert main(["ls", "s3://event-log/events/", *common, "--suffix", ".json"]) == 0
+        assert capsys.readouterr().out == ""  # read as ULIDs: nothing fits
+        ls = ["ls", "s3://event-log/events/", *common, "--suffix", ".json", "--scheme", "uuid7"]
+        assert main(ls) == 0
+        listed = [json.loads(line)["Key"] for line in capsys.readouterr().out.splitlines()]
+        assert listed == keys[3:9]
+        query = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Event#{id}"]
+        assert main([*query, "--field", "org=acme", *common, "--scheme", "ksuid"]) == 0
+        items = [json.loads(line)["SK"] for line in capsys.readouterr().out.splitlines()]
+        assert items == [f"Event#{id_text}" for id_text in ids[3:9]]
