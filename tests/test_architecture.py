@@ -70,6 +70,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "top",
         (
             "ulidkeys.cli",
+            "ulidkeys.config",
             "ulidkeys.demo",
             "ulidkeys.progress",
             "ulidkeys.baselines",

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from ulidkeys import __version__, base32
+from ulidkeys import __version__, base32, config
 from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
@@ -458,13 +458,34 @@ def _object_text(row: Row) -> str:
     return f"{row['Key']}\t{row['Size']}\t{row['LastModified']}"
 
 
-def _ls_layout(args: argparse.Namespace, prefix: str) -> KeyLayout:
-    if prefix:
-        check_prefix(prefix, location=args.location)
-    shards = args.shards or None
-    return KeyLayout(
-        prefix=prefix, shards=shards, period=args.period, suffix=args.suffix, scheme=_scheme(args)
+def _given(flag: Any, configured: Any, default: Any) -> Any:
+    """A flag given on the command line, else the config file's value, else the default."""
+    if flag is not None:
+        return flag
+    return default if configured is None else configured
+
+
+def _ls_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
+    """``ls``'s bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout
+    named in the config file (``ls photos``), the flags overriding what it says."""
+    settings: Mapping[str, Any] = {}
+    if args.location.startswith("s3://") or not args.location.replace("-", "_").isidentifier():
+        bucket_name, prefix = split_s3_url(args.location)
+        if prefix:
+            check_prefix(prefix, location=args.location)
+    else:
+        named = config.load(args.config).layout(args.location)
+        bucket_name, prefix, settings = named.bucket_name, named.layout.prefix, named.settings
+    layout = KeyLayout(
+        prefix=prefix,
+        shards=_given(args.shards, settings.get("shards"), 0) or None,
+        period=_given(args.period, settings.get("period"), None),
+        suffix=_given(args.suffix, settings.get("suffix"), ""),
+        scheme=scheme_named(_given(args.scheme, settings.get("scheme"), "ulid")),
+        newest_first=bool(settings.get("newest_first", False)),
     )
+    args.location = f"s3://{bucket_name}/{prefix}"  # what messages name from here on
+    return bucket_name, layout
 
 
 def _suffix_fits(layout: KeyLayout) -> Callable[[Mapping[str, Any]], bool]:
@@ -520,8 +541,7 @@ def _latest(
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    bucket_name, prefix = split_s3_url(args.location)
-    layout = _ls_layout(args, prefix)
+    bucket_name, layout = _ls_target(args)
     directory = is_directory_bucket(bucket_name)
     if args.checkpoint is not None:
         _refuse_with_checkpoint(args, "latest", "slice")
@@ -650,16 +670,37 @@ def _cmd_athena(args: argparse.Namespace) -> int:
 # --- query ---------------------------------------------------------------------------------------
 
 
-def _cmd_query(args: argparse.Namespace) -> int:
-    entity = Entity(
-        pk=args.pk,
-        sk=args.sk,
+def _query_entity(args: argparse.Namespace) -> Entity:
+    """``query``'s entity: from ``--pk``/``--sk`` and the flags, or from an entity named in the
+    config file (``query posts``), the flags overriding what it says (``args`` gets the
+    resolved table and attribute names)."""
+    settings: Mapping[str, Any] = {}
+    if args.name is not None:
+        settings = config.load(args.config).entity(args.name).settings
+    elif args.pk is None or args.sk is None:
+        raise InvalidValue(
+            "query needs --pk and --sk (e.g. --pk 'Org#{org}' --sk 'Post#{id}'), or the name "
+            "of an entity in the config file"
+        )
+    args.table = _given(args.table, settings.get("table"), None)
+    args.pk_attr = _given(args.pk_attr, settings.get("pk_attr"), "PK")
+    args.sk_attr = _given(args.sk_attr, settings.get("sk_attr"), "SK")
+    return Entity(
+        pk=_given(args.pk, settings.get("pk"), None),
+        sk=_given(args.sk, settings.get("sk"), None),
         pk_attr=args.pk_attr,
         sk_attr=args.sk_attr,
-        bucket=args.bucket,
-        shards=args.shards,
-        scheme=_scheme(args),
+        bucket=_given(args.bucket, settings.get("bucket"), None),
+        shards=_given(args.shards, settings.get("shards"), None),
+        scheme=scheme_named(_given(args.scheme, settings.get("scheme"), "ulid")),
+        separator=settings.get("separator", "#"),
+        id_field=settings.get("id_field", "id"),
+        newest_first_keys=settings.get("newest_first_keys", False),
     )
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    entity = _query_entity(args)
     fields: dict[str, Any] = dict(_fields(args.field))
     if args.checkpoint is not None:
         _refuse_with_checkpoint(args, "newest_first", "limit")
@@ -780,6 +821,31 @@ def _silence_stdout() -> None:
         pass
 
 
+# --- config --------------------------------------------------------------------------------------
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    """What config file applies here and what it declares (or where it was looked for)."""
+    found = config.load(args.config)
+    if found.path is None:
+        looked = f"{config.CONFIG_FILE} or {config.PYPROJECT} [tool.ulidkeys] here or above"
+        _report(f"no config file: looked for {looked}, then {config.user_config_path()}")
+    rows = [
+        {"kind": "layout", "name": name, **named.settings} for name, named in found.layouts.items()
+    ] + [
+        {"kind": "entity", "name": name, **named.settings} for name, named in found.entities.items()
+    ]
+    if found.path is not None:
+        _report(f"config: {found.path}")
+
+    def text(row: Row) -> str:
+        settings = ", ".join(f"{k}={v!r}" for k, v in row.items() if k not in ("kind", "name"))
+        return f"{row['kind']:<7} {row['name']:<16} {settings}"
+
+    emit(rows, args.output, text)
+    return 0
+
+
 # --- schemes -------------------------------------------------------------------------------------
 
 
@@ -834,6 +900,15 @@ def scheme_arg(text: str) -> str:
     except UlidkeysError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def _add_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the config file of named layouts and entities (default: ulidkeys.toml or "
+        "pyproject.toml [tool.ulidkeys] here or above, then ~/.config/ulidkeys/config.toml)",
+    )
 
 
 def _scheme(args: argparse.Namespace) -> IdScheme:
@@ -991,15 +1066,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = command("ls", "S3 objects of a key layout in a time window")
     ls.add_argument(
-        "location", help="s3://BUCKET/PREFIX, the layout's prefix (a folder ends in '/')"
+        "location",
+        help="s3://BUCKET/PREFIX, the layout's prefix (a folder ends in '/'), or the name of a "
+        "layout in the config file (`ulidkeys config`)",
     )
     _add_window(ls, "required unless --latest or --cursor")
     ls.add_argument("--latest", type=count_arg, metavar="N", help="the N newest (before --until)")
-    ls.add_argument("--shards", type=count_arg, default=0, help="shard folders in the layout")
+    ls.add_argument(
+        "--shards", type=count_arg, default=None, help="shard folders in the layout (default 0)"
+    )
     ls.add_argument("--period", choices=["day", "hour"], default=None, help="period folders")
     ls.add_argument(
         "--suffix",
-        default="",
+        default=None,
         help="the exact text after the id, e.g. .jpg: only KEY = PREFIX...ID.jpg is listed (not "
         ".png, not .tar.jpg); without it keys with any extension are listed",
     )
@@ -1021,17 +1100,20 @@ def build_parser() -> argparse.ArgumentParser:
     ls.set_defaults(handler=_cmd_ls)
 
     query = command("query", "DynamoDB items of an entity in a time window")
+    query.add_argument(
+        "name", nargs="?", help="an entity named in the config file (or give --pk and --sk)"
+    )
     query.add_argument("--table", help="table name")
-    query.add_argument("--pk", required=True, help="partition key template, e.g. 'Org#{org}'")
-    query.add_argument("--sk", required=True, help="sort key template, e.g. 'Post#{id}'")
+    query.add_argument("--pk", help="partition key template, e.g. 'Org#{org}'")
+    query.add_argument("--sk", help="sort key template, e.g. 'Post#{id}'")
     query.add_argument(
         "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
     )
     _add_window(query, "default: the epoch")
     query.add_argument("--newest-first", action="store_true")
     query.add_argument("--limit", type=count_arg, default=None)
-    query.add_argument("--pk-attr", default="PK")
-    query.add_argument("--sk-attr", default="SK")
+    query.add_argument("--pk-attr", default=None, help="partition key attribute (default PK)")
+    query.add_argument("--sk-attr", default=None, help="sort key attribute (default SK)")
     query.add_argument("--bucket", choices=["hour", "day", "month", "year"], default=None)
     query.add_argument("--shards", type=count_arg, default=None)
     _add_scheme(query, "the ids in the sort keys")
@@ -1049,6 +1131,13 @@ def build_parser() -> argparse.ArgumentParser:
     athena.add_argument("--since", help="also print the WHERE condition of this window")
     athena.add_argument("--until", default=None, help="end of that window (default: now)")
     athena.set_defaults(handler=_cmd_athena)
+
+    for sub in (ls, query):
+        _add_config(sub)
+    configured = command("config", "the config file that applies here, and what it declares")
+    _add_config(configured)
+    _add_output(configured)
+    configured.set_defaults(handler=_cmd_config)
 
     schemes = command("schemes", "the id schemes ulidkeys knows (for --scheme)")
     _add_output(schemes)

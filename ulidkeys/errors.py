@@ -248,3 +248,8 @@ class UnorderedListing(UnexpectedResponse):
 
 class UploadConflict(WriteConflict):
     """``put_new`` met a conflicting write on every fresh key it tried (should never happen)."""
+
+
+class InvalidConfig(InvalidValue):
+    """A config file (``ulidkeys.toml``, ``[tool.ulidkeys]``) with an unknown key, a wrong type
+    or a layout that breaks a rule; the message names the file, the table and the key."""
