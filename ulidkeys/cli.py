@@ -196,6 +196,10 @@ def _id_lines(ids: Sequence[str]) -> Iterator[str]:
                 yield line.strip()
 
 
+#: How ``inspect`` labels the forms of an id in text (JSON keeps the plain names).
+_FORM_LABELS = {"key": "key form", "decimal": "as typed", "uuid": "as uuid", "ulid": "as ulid"}
+
+
 def _inspection_text(row: Row) -> str:
     rows: list[tuple[str, object]] = [
         ("scheme", row["scheme"]),
@@ -203,6 +207,8 @@ def _inspection_text(row: Row) -> str:
         ("time", row["time"] or "-"),
         ("timestamp_ms", "-" if row["timestamp_ms"] is None else row["timestamp_ms"]),
         *row["fields"].items(),
+        *((_FORM_LABELS.get(name, name), value) for name, value in row["forms"].items()),
+        *(("note", note) for note in row.get("notes", ())),
         *(
             ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
             for alt in row.get("alternatives", ())

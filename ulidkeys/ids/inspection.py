@@ -6,12 +6,16 @@ Readers are tried in one documented order (:data:`READERS`); text that several s
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
+from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
@@ -28,8 +32,13 @@ class Inspection:
     without one) and fields (``version``, ``node``, ``shard``, ``sequence``, ``counter``,
     ``random``, ... as the scheme has them; bit fields as ints, opaque parts as hex).
 
-    ``alternatives`` holds the other readings of ambiguous text, in :data:`READERS` order;
-    ``candidates`` is this reading followed by them.
+    ``forms`` are the id in the spellings other tools use (:data:`FORM_NAMES`); ``notes``
+    other ways to read the text that are not ids (a Unix time) or a near miss (a ULID with one
+    character too many). ``alternatives`` holds the other readings of ambiguous text, in
+    :data:`READERS` order; ``candidates`` is this reading followed by them.
+
+    JSON names (:meth:`as_dict`) are snake_case; numbers that may pass 2**53 (``int``) are
+    strings, so JavaScript readers keep every digit.
     """
 
     scheme: str
@@ -38,6 +47,8 @@ class Inspection:
     timestamp_ms: int | None
     fields: Mapping[str, Field] = field(hash=False)
     alternatives: tuple[Inspection, ...] = ()
+    forms: Mapping[str, str] = field(default_factory=dict, hash=False)
+    notes: tuple[str, ...] = ()
 
     @property
     def candidates(self) -> tuple[Inspection, ...]:
@@ -51,10 +62,17 @@ class Inspection:
             "time": None if self.timestamp_ms is None else format_ms(self.timestamp_ms),
             "timestamp_ms": self.timestamp_ms,
             "fields": dict(self.fields),
+            "forms": dict(self.forms),
         }
+        if self.notes:
+            result["notes"] = list(self.notes)
         if self.alternatives:
             result["alternatives"] = [
-                {key: value for key, value in alt.as_dict().items() if key != "alternatives"}
+                {
+                    key: value
+                    for key, value in alt.as_dict().items()
+                    if key not in ("alternatives", "notes")
+                }
                 for alt in self.alternatives
             ]
         return result
@@ -75,7 +93,30 @@ def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
         time=when,
         timestamp_ms=ms,
         fields=MappingProxyType(fields(scheme, value)),
+        forms=MappingProxyType(_forms(scheme, text, value)),
     )
+
+
+#: The forms ``inspect`` gives, where they apply: ``int`` (decimal, as a string), ``hex``
+#: (zero-padded to the id's width), ``uuid`` (a 128-bit id as a UUID, e.g. a ULID for a
+#: database column), ``ulid`` (a 128-bit id as a ULID, e.g. a UUIDv7's), ``decimal`` (a
+#: numeric id as usually typed) and ``key`` (its fixed-width form, which sorts: the ``id``).
+FORM_NAMES = ("int", "hex", "uuid", "ulid", "decimal", "key")
+
+
+def _forms(scheme: IdScheme, text: str, value: int) -> dict[str, str]:
+    bits = getattr(scheme, "bits", None)
+    forms = {"int": str(value)}
+    if isinstance(bits, int):
+        forms["hex"] = f"{value:0{(bits + 3) // 4}x}"
+    if bits == 128:
+        forms["uuid"] = str(uuid.UUID(int=value))
+        if scheme.name != "ulid":
+            forms["ulid"] = base32.encode_ulid(value)
+    if scheme.numeric:
+        forms["decimal"] = str(value)
+        forms["key"] = scheme.from_int(value)
+    return forms
 
 
 def _reader(reading: Reading, entry: Registration) -> Callable[[str], list[Inspection]]:
@@ -112,6 +153,7 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     """
     if not isinstance(text, str):
         raise InvalidType(f"{describe(text)} must be the text of an id, not {type(text).__name__}")
+    text = text.strip()  # as pasted from a log or a console: the spaces are not the id's
     if scheme is not None:
         fields, chosen = _scheme_named(scheme, text)
         return _reading(fields, chosen, text)
@@ -121,16 +163,40 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
             if all(reading.scheme != seen.scheme for seen in found):
                 found.append(reading)
     if not found:
-        raise InvalidId(f"{describe(text)} is no id of any supported scheme: {_reasons(text)}")
+        near = _near_misses(text)
+        also = f" ({near[0]})" if near else ""
+        raise InvalidId(
+            f"{describe(text)} is no id of any supported scheme{also}: {_reasons(text)}"
+        )
     first, *rest = found
-    return Inspection(
-        scheme=first.scheme,
-        id=first.id,
-        time=first.time,
-        timestamp_ms=first.timestamp_ms,
-        fields=first.fields,
-        alternatives=tuple(rest),
+    return dataclasses.replace(
+        first, alternatives=tuple(rest), notes=(*_timestamp_notes(text), *_near_misses(text))
     )
+
+
+#: Unix times people paste: seconds and milliseconds from 2001 to 2286 (10 and 13 digits).
+_SECONDS = re.compile(r"[1-9][0-9]{9}")
+_MILLISECONDS = re.compile(r"[1-9][0-9]{12}")
+
+
+def _timestamp_notes(text: str) -> list[str]:
+    """A decimal number that is also a plausible Unix time in seconds or milliseconds."""
+    if _SECONDS.fullmatch(text):
+        return [f"also Unix seconds: {format_ms(int(text) * 1000)}"]
+    if _MILLISECONDS.fullmatch(text):
+        return [f"also Unix milliseconds: {format_ms(int(text))}"]
+    return []
+
+
+def _near_misses(text: str) -> list[str]:
+    """Text one character longer or shorter than a ULID, in its alphabet: a likely typo."""
+    if not text or set(text.upper()) - set(base32.ALPHABET):
+        return []
+    if len(text) == base32.ULID_LENGTH + 1:
+        return [f"{len(text)} characters: a ULID with one extra character?"]
+    if len(text) == base32.ULID_LENGTH - 1:
+        return [f"{len(text)} characters: a ULID missing one character?"]
+    return []
 
 
 def _scheme_named(scheme: IdScheme | str, text: str) -> tuple[FieldsOf, IdScheme]:

@@ -1,0 +1,75 @@
+"""``inspect`` shows an id in the forms other tools print (python-ulid's ``ulid show``: hex,
+int, UUID; a UUIDv7's ULID form; a Snowflake's typed and key forms), ignores surrounding
+whitespace, notes the Unix-time reading of plausible numbers and near-miss ULID lengths."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ulid import ULID as PythonULID
+
+from ulidkeys.cli import main
+from ulidkeys.errors import InvalidId
+from ulidkeys.ids import UUID7, inspect
+
+
+@given(st.integers(0, (1 << 128) - 1))
+def test_ulid_forms_equal_python_ulids(value: int) -> None:
+    theirs = PythonULID.from_int(value)
+    found = inspect(f"  {theirs}\n")  # pasted with spaces around: the spaces are not the id
+    assert (found.scheme, found.id) == ("ulid", str(theirs))
+    assert found.forms["hex"] == theirs.hex
+    assert found.forms["int"] == str(int(theirs))
+    assert found.forms["uuid"] == str(theirs.to_uuid())
+    assert found.timestamp_ms == theirs.milliseconds
+
+
+@given(st.integers(0, (1 << 48) - 1), st.integers(0, (1 << 74) - 1))
+def test_a_uuid7_shows_its_ulid_form(ms: int, random: int) -> None:
+    value = UUID7.to_int(UUID7.min_for(ms)) | (random >> 62 << 64) | (random & ((1 << 62) - 1))
+    text = str(uuid.UUID(int=value))
+    found = inspect(text)
+    assert found.scheme == "uuid7"
+    assert PythonULID.from_str(found.forms["ulid"]).to_uuid() == uuid.UUID(text)
+    assert PythonULID.from_str(found.forms["ulid"]).milliseconds == ms
+
+
+def test_snowflakes_show_the_number_as_typed_and_the_key_form() -> None:
+    found = inspect("175928847299117063")
+    assert found.id == found.forms["key"] == "0175928847299117063"
+    assert found.forms["decimal"] == "175928847299117063"
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("1715936400", "also Unix seconds: 2024-05-17T09:00:00.000Z"),
+        ("1715936400000", "also Unix milliseconds: 2024-05-17T09:00:00.000Z"),
+        ("01HY2WF4M0XKQ6J3WB5S8Z7DQAA", "27 characters: a ULID with one extra character?"),
+    ],
+)
+def test_notes_on_likelier_readings(
+    text: str, note: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert note in inspect(text).notes
+    assert main(["inspect", "--json", f" {text} "]) == 0
+    assert note in json.loads(capsys.readouterr().out)["notes"]
+    assert main(["inspect", text]) == 0
+    assert f"note          {note}" in capsys.readouterr().out
+
+
+def test_a_ulid_one_short_names_the_near_miss() -> None:
+    with pytest.raises(InvalidId, match=r"25 characters: a ULID missing one character\?"):
+        inspect("01HY2WF4M0XKQ6J3WB5S8Z7DQ")
+    assert inspect("01HY2WF4M0XKQ6J3WB5S8Z7DQA").notes == ()
+
+
+def test_json_forms_are_strings_so_every_digit_survives(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--json", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["forms"]["int"] == str((1 << 128) - 1)
+    assert found["forms"]["uuid"] == "ffffffff-ffff-ffff-ffff-ffffffffffff"
