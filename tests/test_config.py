@@ -155,20 +155,22 @@ def test_named_layout_and_entity_run_as_the_flags_do(
     }.items():
         monkeypatch.setenv(name, value)
     s3 = boto3.client("s3", endpoint_url=endpoint)
-    s3.create_bucket(Bucket="photos")
+    s3.create_bucket(Bucket="cfg-photos")
     layout = KeyLayout("uploads/", shards=4, period="hour", suffix=".jpg")
     for i in range(40):
         s3.put_object(
-            Bucket="photos", Key=layout.key_for(ULID.new(at=START + i * 300_000)), Body=b""
+            Bucket="cfg-photos", Key=layout.key_for(ULID.new(at=START + i * 300_000)), Body=b""
         )
     png = layout.key_for(ULID.new(at=START + 1_800_000), ext="png")  # in the window
-    s3.put_object(Bucket="photos", Key=png, Body=b"")
+    s3.put_object(Bucket="cfg-photos", Key=png, Body=b"")
     resource = boto3.resource("dynamodb", endpoint_url=endpoint)
     entity = Entity(pk="Org#{org}#{bucket}", sk="Post#{id}", bucket="day")
-    table = Table(resource.create_table(**entity.table_definition("app")), entity)
+    # moto's server shares the process's backends with in-process moto: a name of its own
+    table = Table(resource.create_table(**entity.table_definition("cfg-app")), entity)
     for i in range(30):
         table.put_new(entity.keys(org="acme", id=ULID.new(at=START + i * 3_000_000)))
-    (here / "ulidkeys.toml").write_text(CONFIG)
+    own = CONFIG.replace('table = "app"', 'table = "cfg-app"').replace("//photos/", "//cfg-photos/")
+    (here / "ulidkeys.toml").write_text(own)
     window = ["--since", "2024-05-17T09:20:00Z", "--until", "2024-05-17T11:00:00Z"]
     common = [*window, "--endpoint-url", endpoint, "-o", "jsonl"]
     flags = ["--shards", "4", "--period", "hour", "--suffix", ".jpg"]
@@ -178,7 +180,9 @@ def test_named_layout_and_entity_run_as_the_flags_do(
         return capsys.readouterr().out.splitlines()
 
     by_name = out(["ls", "photos", *common])
-    assert by_name == out(["ls", "s3://photos/uploads/", *flags, *common]) and len(by_name) == 20
+    assert (
+        by_name == out(["ls", "s3://cfg-photos/uploads/", *flags, *common]) and len(by_name) == 20
+    )
     pngs = out(["ls", "photos", *common, "--suffix", ".png"])  # a flag overrides the file
     assert [json.loads(line)["Key"] for line in pngs] == [png]
     query = ["--field", "org=acme", *common]
@@ -187,7 +191,7 @@ def test_named_layout_and_entity_run_as_the_flags_do(
         [
             "query",
             "--table",
-            "app",
+            "cfg-app",
             "--pk",
             "Org#{org}#{bucket}",
             "--sk",

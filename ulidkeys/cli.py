@@ -369,7 +369,13 @@ def _check_endpoint(url: str | None) -> None:
 
 
 def _session(args: argparse.Namespace) -> Any:
-    import boto3  # the aws extra: only the commands that call AWS need it
+    try:
+        import boto3  # the aws extra: only the commands that call AWS need it
+    except ImportError:
+        raise InvalidValue(
+            f"{args.command} calls AWS and needs boto3: pip install 'ulidkeys[aws]' "
+            "(or 'ulidkeys[cli]')"
+        ) from None
 
     _check_endpoint(args.endpoint_url)
     return boto3.session.Session(profile_name=args.profile, region_name=args.region)
@@ -435,8 +441,9 @@ def _explain_run(run: Run, commands: list[str]) -> int:
     window = run.window
     base = "no checkpoint yet" if run.base is None else describe_checkpoint(run.base)
     print(
-        f"# next run from the checkpoint ({base}): {format_ms(window.start_ms)} .. "
-        f"{format_ms(window.end_ms)}, watermark {format_ms(window.watermark_ms)}; "
+        f"# next run from the checkpoint ({base}): lists {format_ms(window.start_ms)} .. "
+        f"{format_ms(window.end_ms)}, re-checking {window.overlap_ms / 1000:g} s below the "
+        f"stored watermark {format_ms(window.watermark_ms)} for late arrivals; "
         "this prints it only: nothing is listed, the checkpoint is unchanged"
     )
     return _explain(run.plan.explain(), commands)
@@ -597,6 +604,9 @@ def _cmd_ls(args: argparse.Namespace) -> int:
     return 0
 
 
+_NOW_A, _NOW_B = 1_000_000_000_000, 1_000_000_000_001
+
+
 def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) -> Plan[ListCall]:
     """``--slice I/N``: the plan of slice I (0-based) of N of the window, resumed at
     ``--cursor`` (one this slice's listing printed).
@@ -612,7 +622,9 @@ def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) ->
         raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
     for name in ("since", "until"):
         value = getattr(args, name)
-        if value is None or to_ms(value, name, now=0) != to_ms(value, name, now=1):
+        # a time relative to now reads differently at two nows (both far from the epoch, so
+        # '1h' is not refused for reaching back before 1970 instead)
+        if value is None or to_ms(value, name, now=_NOW_A) != to_ms(value, name, now=_NOW_B):
             raise InvalidWindow(
                 f"--slice needs a fixed --{name} (ISO-8601 or epoch ms, not 'now' or a time "
                 "relative to it): every worker must cut the same window"
@@ -697,11 +709,12 @@ def _query_entity(args: argparse.Namespace) -> Entity:
         pk_attr=args.pk_attr,
         sk_attr=args.sk_attr,
         bucket=_given(args.bucket, settings.get("bucket"), None),
-        shards=_given(args.shards, settings.get("shards"), None),
+        shards=_given(args.shards, settings.get("shards"), None) or None,  # 0: none, as for ls
         scheme=scheme_named(_given(args.scheme, settings.get("scheme"), "ulid")),
         separator=settings.get("separator", "#"),
         id_field=settings.get("id_field", "id"),
         newest_first_keys=settings.get("newest_first_keys", False),
+        gsi=config.indexes(settings),
     )
 
 
@@ -709,8 +722,21 @@ def _cmd_query(args: argparse.Namespace) -> int:
     entity = _query_entity(args)
     fields: dict[str, Any] = dict(_fields(args.field))
     if args.checkpoint is not None:
-        _refuse_with_checkpoint(args, "newest_first", "limit")
-    window = {"newest_first": args.newest_first, "limit": args.limit, "cursor": args.cursor}
+        _refuse_with_checkpoint(args, "newest_first", "limit", "latest", "index")
+    if args.latest is not None:
+        for flag in ("newest_first", "limit"):
+            if getattr(args, flag):
+                raise InvalidValue(
+                    f"--{flag.replace('_', '-')} does not go with --latest (N newest, newest first)"
+                )
+        if args.explain:
+            raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
+    window = {
+        "newest_first": args.newest_first,
+        "limit": args.limit,
+        "cursor": args.cursor,
+        "index": args.index,
+    }
     if args.explain and args.checkpoint is None:
         plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
         commands = dynamodb_commands(args.table or "TABLE", plan, _aws_options(args))
@@ -734,12 +760,27 @@ def _cmd_query(args: argparse.Namespace) -> int:
             commands = dynamodb_commands(args.table or "TABLE", run.plan, _aws_options(args))
             return _explain_run(run, commands)
         return _consume(table.consume(store, **_consume_options(args), **fields), show, "items")
-    items = table.query_window(args.since, args.until, **window, **fields)
+    if args.latest is not None:
+        latest = {"since": args.since, "until": args.until, "cursor": args.cursor}
+        items = table.latest(args.latest, **latest, index=args.index, **fields)
+    else:
+        items = table.query_window(args.since, args.until, **window, **fields)
     with items:
         count = show(items)
     stats = items.stats
     _report(f"{count} items, {stats.calls} Query calls, {stats.read} items read")
     _print_cursor(items.cursor)
+    return 0
+
+
+def _cmd_completion(args: argparse.Namespace) -> int:
+    """A shell completion script, generated from this very parser (so it cannot go stale)."""
+    try:
+        import shtab  # the cli extra: only this command needs it
+    except ImportError:
+        raise InvalidValue("completion needs shtab: pip install 'ulidkeys[cli]'") from None
+    script = shtab.complete(build_parser(), shell=args.shell)
+    sys.stdout.write(script if script.endswith("\n") else script + "\n")
     return 0
 
 
@@ -1109,19 +1150,46 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument(
         "name", nargs="?", help="an entity named in the config file (or give --pk and --sk)"
     )
-    query.add_argument("--table", help="table name")
+    query.add_argument(
+        "--table", help="table name (required unless --explain or the config names it)"
+    )
     query.add_argument("--pk", help="partition key template, e.g. 'Org#{org}'")
     query.add_argument("--sk", help="sort key template, e.g. 'Post#{id}'")
     query.add_argument(
         "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
     )
     _add_window(query, "default: the epoch")
-    query.add_argument("--newest-first", action="store_true")
-    query.add_argument("--limit", type=count_arg, default=None)
+    query.add_argument(
+        "--newest-first", action="store_true", help="newest items first (default: oldest first)"
+    )
+    query.add_argument(
+        "--limit", type=count_arg, default=None, help="print at most this many items (in order)"
+    )
+    query.add_argument(
+        "--latest",
+        type=count_arg,
+        metavar="N",
+        help="the N newest items (before --until; a bucketed entity also needs --since)",
+    )
+    query.add_argument(
+        "--index",
+        metavar="NAME",
+        help="query this GSI of a config file's entity ([entities.NAME.gsi.INDEX] pk, sk)",
+    )
     query.add_argument("--pk-attr", default=None, help="partition key attribute (default PK)")
     query.add_argument("--sk-attr", default=None, help="sort key attribute (default SK)")
-    query.add_argument("--bucket", choices=["hour", "day", "month", "year"], default=None)
-    query.add_argument("--shards", type=count_arg, default=None)
+    query.add_argument(
+        "--bucket",
+        choices=["hour", "day", "month", "year"],
+        default=None,
+        help="time buckets in the partition key, the {bucket} of --pk",
+    )
+    query.add_argument(
+        "--shards",
+        type=count_arg,
+        default=None,
+        help="write shards in the partition key, the {shard} of --pk (0: none)",
+    )
     _add_scheme(query, "the ids in the sort keys")
     _add_output(query, default="jsonl")
     _add_aws_options(query)
@@ -1148,6 +1216,14 @@ def build_parser() -> argparse.ArgumentParser:
     schemes = command("schemes", "the id schemes ulidkeys knows (for --scheme)")
     _add_output(schemes)
     schemes.set_defaults(handler=_cmd_schemes)
+
+    completion = command(
+        "completion",
+        'print a shell completion script: eval "$(ulidkeys completion bash)" in ~/.bashrc, '
+        'or ulidkeys completion zsh > "${fpath[1]}/_ulidkeys"',
+    )
+    completion.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")
+    completion.set_defaults(handler=_cmd_completion)
 
     demo = command("demo", "a tour of the library")
     demo.set_defaults(handler=_cmd_demo)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.dynamodb import Entity, Index, Table
 from ulidkeys.errors import InvalidConfig, UlidkeysError, describe
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
@@ -54,6 +54,15 @@ ENTITY_KEYS: Mapping[str, type] = {
     "separator": str,
     "id_field": str,
     "newest_first_keys": bool,
+    "gsi": dict,
+}
+#: What an ``[entities.NAME.gsi.INDEX]`` table takes.
+INDEX_KEYS: Mapping[str, type] = {
+    "pk": str,
+    "sk": str,
+    "pk_attr": str,
+    "sk_attr": str,
+    "sparse": bool,
 }
 _REQUIRED = {"layouts": ("location",), "entities": ("table", "pk", "sk")}
 _EXAMPLES = {
@@ -72,6 +81,8 @@ _EXAMPLES = {
     "separator": '"#"',
     "id_field": '"id"',
     "newest_first_keys": "false",
+    "gsi": '{ GSI1 = { pk = "User#{author}", sk = "Post#{id}" } }',
+    "sparse": "false",
 }
 
 
@@ -218,21 +229,44 @@ def _tables(path: Path, data: Mapping[str, Any], kind: str) -> dict[str, Mapping
         label = f"{path}: [{kind}.{name}]"
         if not isinstance(settings, dict):
             raise InvalidConfig(f"{label} must be a table of settings")
-        for key, value in settings.items():
-            if key not in keys:
-                raise InvalidConfig(f"{label}: unknown key {key!r}; the keys are {', '.join(keys)}")
-            expected = keys[key]
-            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise InvalidConfig(
-                    f"{label}: {key} = {describe(value)} must be a TOML "
-                    f"{'string' if expected is str else expected.__name__}, e.g. "
-                    f"{key} = {_EXAMPLES[key]}"
-                )
+        _check_keys(label, settings, keys)
+        if kind == "entities":
+            for index, declared in settings.get("gsi", {}).items():
+                _check_index(f"{path}: [{kind}.{name}.gsi.{index}]", declared)
         missing = [key for key in _REQUIRED[kind] if key not in settings]
         if missing:
             example = _EXAMPLES[missing[0]]
             raise InvalidConfig(f"{label} needs {missing[0]} (e.g. {missing[0]} = {example})")
     return tables
+
+
+def _check_keys(label: str, settings: Mapping[str, Any], keys: Mapping[str, type]) -> None:
+    """Every key of a table known and of its TOML type."""
+    for key, value in settings.items():
+        if key not in keys:
+            raise InvalidConfig(f"{label}: unknown key {key!r}; the keys are {', '.join(keys)}")
+        expected = keys[key]
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            names: dict[type, str] = {str: "string", dict: "table"}
+            kind = names.get(expected, expected.__name__)
+            raise InvalidConfig(
+                f"{label}: {key} = {describe(value)} must be a TOML {kind}, e.g. "
+                f"{key} = {_EXAMPLES[key]}"
+            )
+
+
+def _check_index(label: str, declared: object) -> None:
+    if not isinstance(declared, dict):
+        raise InvalidConfig(f"{label} must be a table with pk and sk")
+    _check_keys(label, declared, INDEX_KEYS)
+    for key in ("pk", "sk"):
+        if key not in declared:
+            raise InvalidConfig(f"{label} needs {key} (e.g. {key} = {_EXAMPLES[key]})")
+
+
+def indexes(settings: Mapping[str, Any]) -> dict[str, Index]:
+    """The GSIs an entity's settings declare (``gsi``), as :class:`~ulidkeys.dynamodb.Index`."""
+    return {name: Index(**declared) for name, declared in settings.get("gsi", {}).items()}
 
 
 def _layout(path: Path, name: str, settings: Mapping[str, Any]) -> NamedLayout:
@@ -256,11 +290,13 @@ def _layout(path: Path, name: str, settings: Mapping[str, Any]) -> NamedLayout:
 
 def _entity(path: Path, name: str, settings: Mapping[str, Any]) -> NamedEntity:
     label = f"{path}: [entities.{name}]"
-    options = {key: value for key, value in settings.items() if key not in ("table", "scheme")}
+    skipped = ("table", "scheme", "gsi")
+    options = {key: value for key, value in settings.items() if key not in skipped}
     try:
         entity = Entity(
             name=name,
             scheme=scheme_named(settings.get("scheme", "ulid")),
+            gsi=indexes(settings),
             **options,
         )
     except UlidkeysError as error:

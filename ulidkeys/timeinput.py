@@ -140,6 +140,10 @@ def parse_time_text(text: str, name: str = "time", *, now: int | None = None) ->
     return parse_iso(text, name, now=now)
 
 
+#: A calendar day alone (``2024-05-17``, ``2024-05-17Z``, ``2024-05-17+00:00``).
+_DAY_ONLY = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[Zz]|[+-]\d{2}:?\d{2})?")
+
+
 def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
     """Milliseconds of an ISO-8601 string with an offset or ``Z``; ``"now"`` is ``now`` (or
     the clock, if not given)."""
@@ -153,6 +157,13 @@ def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
         )
     if stripped.lower() == "now":
         return now_ms() if now is None else now
+    day = _DAY_ONLY.fullmatch(stripped)
+    if day is not None:  # a day with or without an offset: Python reads neither as a time
+        raise NaiveDatetime(
+            f"{name}={describe(text)} is a day, not a time; write {day.group(1)}T00:00:00Z "
+            "(midnight UTC) or give the hour and its offset - ulidkeys never guesses the local "
+            "timezone"
+        )
     candidate = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
     try:
         parsed = datetime.fromisoformat(candidate)

@@ -14,7 +14,7 @@ from ulidkeys.planning.layout import KeyLayout
 # General-purpose buckets: 3-63 of a-z 0-9 . - (botocore also lets through the upper case and
 # '_' of buckets made in us-east-1 before 2018, so those pass too); directory buckets end in
 # '--<zone id>--x-s3'.
-_BUCKET_RE = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,61}[a-zA-Z0-9]")
+_BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _DIRECTORY_RE = re.compile(r"[a-z0-9][a-z0-9-]*--[a-z0-9-]+--x-s3")
 BUCKET_RULE = (
     "3-63 lowercase letters, digits, '.' and '-', starting and ending with a letter or digit"
@@ -28,7 +28,11 @@ def check_bucket_name(name: str) -> str:
     if _DIRECTORY_RE.fullmatch(name) and len(name) <= 63:
         return name
     if not _BUCKET_RE.fullmatch(name) or ".." in name:
-        raise InvalidValue(f"{describe(name)} is not an S3 bucket name: a name is {BUCKET_RULE}")
+        legacy = " (capitals and '_' only in old us-east-1 names, which ulidkeys does not take)"
+        odd = legacy if name != name.lower() or "_" in name else ""
+        raise InvalidValue(
+            f"{describe(name)} is not an S3 bucket name: a name is {BUCKET_RULE}{odd}"
+        )
     return name
 
 

@@ -25,7 +25,7 @@ from ulidkeys.planning.entity import BUCKET, PAST_ALL_KEYS, SHARD, Entity
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
 from ulidkeys.planning.templates import KeySchema
-from ulidkeys.timeinput import TimeInput
+from ulidkeys.timeinput import TimeInput, format_ms
 
 
 @dataclass(frozen=True)
@@ -236,9 +236,11 @@ def plan_query(
             continue  # nothing of this bucket is in the window (or past the cursor)
         count += len(shards)
         if count > MAX_CALLS:
+            since = "the epoch (no since given)" if start_ms <= 0 else format_ms(start_ms)
             raise InvalidQuery(
                 f"this window needs more than {MAX_CALLS} Query calls over {entity.name}'s "
-                "buckets and shards; query a narrower window"
+                f"{entity.period.size if entity.period else ''} buckets and shards: it starts "
+                f"at {since}; query a narrower window (a later since)"
             )
         group = []
         for shard in shards:
