@@ -29,12 +29,22 @@ from ulidkeys.timeinput import now_ms, to_ms
 from ulidkeys.ulid import ULID
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+#: A page whose blocks use the names a real program would already have (``s3``, ``table``,
+#: ``body``, ``since``, ``until``), as the README's do; other pages' blocks start their own moto.
+READMELIKE = "<!-- docs-test: readme-names -->"
+#: The first line of a block that cannot run here (it needs real AWS, say), with the reason.
+NOT_RUN = "# not run: "
 BLOCKS = [
-    (doc.name, block)
+    (str(doc.relative_to(ROOT)), block)
     for doc in DOCS
     for block in re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)
 ]
+NAMES_GIVEN = {
+    str(doc.relative_to(ROOT))
+    for doc in DOCS
+    if doc.name == "README.md" or READMELIKE in doc.read_text()
+}
 SHOWN = re.compile(r"print\(.*\)\s+# -> (.*)$")
 
 
@@ -70,6 +80,17 @@ def test_readme_has_examples() -> None:
     assert len(readme) >= 4, "the README shows runnable examples for each part"
 
 
+def test_every_python_block_runs_or_is_marked(capsys: pytest.CaptureFixture[str]) -> None:
+    """How many blocks run and how many are marked as not run (each with its reason)."""
+    marked = [(name, block.splitlines()[0]) for name, block in BLOCKS if block.startswith(NOT_RUN)]
+    assert all(len(line) > len(NOT_RUN) + 3 for _, line in marked), "a marked block says why"
+    with capsys.disabled():
+        print(
+            f"\ndocs: {len(BLOCKS) - len(marked)} python blocks run, {len(marked)} marked not run"
+        )
+    assert len(BLOCKS) - len(marked) >= 25  # the site shows examples on every guide
+
+
 def _aws_names() -> dict[str, Any]:
     """What the README's AWS snippets assume exists: a bucket client and a table."""
     s3 = boto3.client("s3", region_name="us-east-1")
@@ -94,10 +115,12 @@ def test_readme_example_runs(
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, os.environ.get(name, "testing"))
     name, block = BLOCKS[index]
+    if block.startswith(NOT_RUN):
+        pytest.skip(f"marked as not run: {block.splitlines()[0][len(NOT_RUN) :]}")
     filename = f"{name} block {index}"
     prints = PrintsByLine(filename)
     with mock_aws():  # docs/ examples start their own moto; README snippets get _aws_names()
-        given = _aws_names() if name == "README.md" else {}
+        given = _aws_names() if name in NAMES_GIVEN else {}
         namespace = {"__name__": "docs", "print": prints, **given}
         exec(compile(block, filename, "exec"), namespace)
     for line, expected in shown_output(block).items():
@@ -137,7 +160,7 @@ def test_readme_async_example_runs_against_moto_server(
 ) -> None:
     """The README's asyncio handler, called: aiobotocore cannot use moto's in-process mock,
     so its default client is pointed at moto's HTTP server (``AWS_ENDPOINT_URL``)."""
-    [block] = [b for name, b in BLOCKS if name == "README.md" and "async def handler" in b]
+    [block] = [b for _, b in BLOCKS if "async def handler" in b]
     layout = KeyLayout("uploads/", shards=4, period="day")
     in_window = [layout.key_for(str(ULID.new(to_ms("2024-05-17T09:30:00Z") + i))) for i in range(3)]
     recent = layout.key_for(str(ULID.new(now_ms() - 600_000)))

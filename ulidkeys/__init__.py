@@ -26,4 +26,6 @@ __all__ = [
     "new",
     "resolution_table",
 ]
+#: The version, written here only: the package metadata reads it (``pyproject.toml`` declares
+#: it dynamic), and ``import ulidkeys`` needs no ``importlib.metadata`` (25 ms) to give it.
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ from ulidkeys.ids.registry import (
     READINGS,
     REGISTRATIONS,
     names,
-    registration,
+    registration_of,
     scheme_named,
     sortable_samples,
 )
@@ -28,7 +28,7 @@ def test_every_built_in_scheme_is_registered_once() -> None:
     fixed = {scheme.name for scheme in (*ids.SCHEMES, *ids.UUID_SCHEMES, *ids.TAGGED_ULIDS)}
     assert fixed | {"typeid", "ticket", "sonyflake"} == set(names())
     for entry in REGISTRATIONS:
-        assert registration(entry.name) is entry
+        assert registration_of(entry.name) is entry
         for alias in entry.aliases:
             assert BY_NAME[alias] is entry
 
@@ -39,7 +39,7 @@ def test_names_are_read_case_and_space_insensitively_and_unknown_ones_listed() -
     assert scheme_named("typeid", "user_01h455vb4pex5vsknk084sn02q").name == "typeid:user"
     assert scheme_named("typeid").name == "typeid:post"  # the family's example member
     with pytest.raises(InvalidValue, match="not a known id scheme; one of: ulid, typeid"):
-        registration("snowflakes")
+        registration_of("snowflakes")
 
 
 def test_readings_are_in_the_documented_order() -> None:

@@ -1,6 +1,6 @@
 """Id schemes behind one protocol: ULID, UUIDs (v1-v7, ordered v1, nil, max), KSUID, ObjectId,
 Snowflake/Instagram/Sonyflake ids, TypeID, tagged ULIDs, timeless tickets; ``inspect`` tells
-which one a text is. ``registration(name)`` / ``scheme_named(name)`` find any of them by name
+which one a text is. ``registration_of(name)`` / ``scheme_named(name)`` find any of them by name
 (``REGISTRATIONS``: every one, collected from the modules that declare them).
 
 ``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
@@ -33,7 +33,7 @@ from ulidkeys.ids.protocol import (
     shard_of,
 )
 from ulidkeys.ids.registration import Reading, Registration
-from ulidkeys.ids.registry import REGISTRATIONS, names, registration, scheme_named
+from ulidkeys.ids.registry import REGISTRATIONS, names, registration_of, scheme_named
 from ulidkeys.ids.schemes import (
     DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
@@ -126,7 +126,7 @@ __all__ = [
     "inverted_time",
     "inverted_window",
     "names",
-    "registration",
+    "registration_of",
     "require_sortable",
     "scheme_named",
     "shard_of",

@@ -19,7 +19,7 @@ from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
-from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration
+from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration_of
 from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms, ms_to_datetime
 
 #: 0001-01-01T00:00:00Z, the first millisecond a datetime can hold (v1 ids reach back to 1582).
@@ -206,7 +206,7 @@ def _scheme_named(scheme: IdScheme | str, text: str) -> tuple[FieldsOf, IdScheme
         raise InvalidType(
             f"scheme={describe(scheme)} is neither an id scheme nor one of: {', '.join(names())}"
         )
-    entry = registration(scheme)
+    entry = registration_of(scheme)
     return entry.fields, entry.scheme_for(text)
 
 

@@ -77,7 +77,7 @@ def names() -> tuple[str, ...]:
     return tuple(registration.name for registration in REGISTRATIONS)
 
 
-def registration(name: object) -> Registration:
+def registration_of(name: object) -> Registration:
     """The registration called ``name`` (or an alias of it); InvalidValue listing the names."""
     text = require_str(name, "scheme")
     found = BY_NAME.get(text.strip().lower())
@@ -92,7 +92,7 @@ def scheme_named(name: object, text: str | None = None) -> IdScheme:
     """The scheme called ``name``. A family names its member after a colon (``typeid:post``);
     else ``text`` picks it (a TypeID's prefix), else the family's example member is given."""
     family, colon, member = require_str(name, "scheme").partition(":")
-    found = registration(family if colon else name)
+    found = registration_of(family if colon else name)
     if colon:
         if found.member is None:
             raise InvalidValue(

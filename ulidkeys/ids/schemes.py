@@ -550,10 +550,15 @@ class SnowflakeScheme(IntCodedScheme):
         return None
 
 
+#: ULID: 48-bit ms time + 80 random bits, 26 Crockford base32 characters (the default).
 ULID_SCHEME = UlidScheme()
+#: RFC 9562 UUIDv7: 48-bit ms time, 74 random bits.
 UUID7 = Uuid7Scheme()
+#: RFC 9562 UUIDv6: v1's 100 ns Gregorian time, reordered so the text sorts by time.
 UUID6 = Uuid6Scheme()
+#: KSUID: 32-bit seconds since 2014-05-13 + 128 random bits, 27 base62 characters.
 KSUID = KsuidScheme()
+#: MongoDB's ObjectId: 32-bit seconds, 40 random bits, a 24-bit counter, 24 hex digits.
 OBJECT_ID = ObjectIdScheme()
 #: Twitter: 41 bits of ms since 2010-11-04, a 63-bit id; times end in 2080.
 TWITTER_SNOWFLAKE = SnowflakeScheme("twitter-snowflake", epoch_ms=1_288_834_974_657)

@@ -193,10 +193,13 @@ class TaggedUlidScheme(IntCodedScheme):
         return self.tag_ulid(new())
 
 
-#: The three tagged ULID schemes, by tag.
+#: Off-spec ULIDs with type tag 1 (first character 8-F).
 ULID_TAG1 = TaggedUlidScheme(1)
+#: Off-spec ULIDs with type tag 2 (first character G-Q).
 ULID_TAG2 = TaggedUlidScheme(2)
+#: Off-spec ULIDs with type tag 3 (first character R-Z).
 ULID_TAG3 = TaggedUlidScheme(3)
+#: The three tagged ULID schemes, by tag.
 TAGGED_ULIDS: tuple[TaggedUlidScheme, ...] = (ULID_TAG1, ULID_TAG2, ULID_TAG3)
 
 

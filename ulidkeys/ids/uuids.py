@@ -296,12 +296,19 @@ _TICKS = {"uuid1": _v1_ticks, "uuid6": _v6_ticks, "uuid1-ordered": _ordered_tick
 _LAYOUTS = {"uuid1": _v1_value, "uuid6": _v6_value, "uuid1-ordered": _ordered_value}
 
 
+#: RFC 9562 UUIDv1: 100 ns Gregorian time, scattered over the text (does not sort).
 UUID1 = Uuid1Scheme()
+#: MySQL's ``UUID_TO_BIN(u, 1)``: v1 with the time moved first, 32 hex digits that sort.
 UUID1_ORDERED = OrderedUuid1Scheme()
+#: RFC 9562 UUIDv3: an MD5 name hash (no time).
 UUID3 = Uuid3Scheme()
+#: RFC 9562 UUIDv4: 122 random bits (no time).
 UUID4 = Uuid4Scheme()
+#: RFC 9562 UUIDv5: a SHA-1 name hash (no time).
 UUID5 = Uuid5Scheme()
+#: The nil UUID (all zeros).
 UUID_NIL = _SpecialUuidScheme("uuid-nil", 0)
+#: The max UUID (all ones).
 UUID_MAX = _SpecialUuidScheme("uuid-max", (1 << 128) - 1)
 
 #: The schemes of this module, in the order ``inspect`` tries them.
