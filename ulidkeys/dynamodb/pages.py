@@ -108,6 +108,9 @@ class PageReader:
                 items = {name: self._list(found, convert) for name, found in value.items()}
         except Exception:  # a value of another form, a bad number or base64: botocore's
             return None
+        # the member stays in the rest, empty: botocore puts it where it puts it (the items
+        # read replace it in place), so the response's members keep botocore's order
+        document[member] = [] if form == _LIST else {}
         rest = json.dumps(document).encode()
         return Read(value, items, rest) if plain else Read(items, None, rest)
 
@@ -314,7 +317,7 @@ def install_fast_pages(client: Any) -> bool:
         if wanted is not None:
             wanted.items, wanted.typed = read.plain, read.typed
         customized_response_dict[member] = read.typed
-        response_dict["body"] = read.rest  # what is left: botocore's to parse
+        response_dict["body"] = read.rest  # the rest, and the items as empty: botocore's
 
     events.register(EVENT, before_parse, unique_id=HANDLER_ID)
     if _deserializes_output(client):
@@ -364,7 +367,7 @@ class _ResourceOutput:
             self.boto3(parsed=parsed, model=model, **kwargs)
             wanted.items = None  # the response's items are no longer the ones read
             return
-        del parsed[member]
+        parsed[member] = type(wanted.typed)()  # kept in its place, and nothing to convert
         self.boto3(parsed=parsed, model=model, **kwargs)
         parsed[member] = wanted.items
 
