@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,8 @@ import boto3
 from boto3.dynamodb.types import TypeDeserializer
 from botocore.awsrequest import AWSResponse
 from botocore.parsers import JSONParser
+from s3_parse import _Raw
+from s3_parse import best as best_s
 
 from ulidkeys import base32
 from ulidkeys.dynamodb.pages import READS, _boto3_reader, install_fast_pages, plain_items
@@ -57,14 +58,6 @@ def page(count: int, *, rich: bool = False) -> bytes:
     return json.dumps(answer).encode()
 
 
-class _Raw:
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-
-    def stream(self, **_: Any) -> Any:
-        yield self.body
-
-
 def answering(client: Any, body: bytes) -> Any:
     """``client`` with its Query calls answered with ``body`` in memory."""
 
@@ -76,12 +69,8 @@ def answering(client: Any, body: bytes) -> Any:
 
 
 def best(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1e3
+    """Best of ``repeat`` runs, in ms."""
+    return best_s(run, repeat) * 1e3
 
 
 def main() -> None:

@@ -367,7 +367,8 @@ class _ResourceOutput:
             self.boto3(parsed=parsed, model=model, **kwargs)
             wanted.items = None  # the response's items are no longer the ones read
             return
-        parsed[member] = type(wanted.typed)()  # kept in its place, and nothing to convert
+        # kept in its place, empty: nothing to convert
+        parsed[member] = [] if isinstance(wanted.typed, list) else {}
         self.boto3(parsed=parsed, model=model, **kwargs)
         parsed[member] = wanted.items
 
