@@ -374,6 +374,28 @@ def test_hooks_after_the_call_see_what_they_saw_without_the_reader(
     assert seen["resource before"] != seen["resource after"]  # typed, then plain
 
 
+def test_items_a_hook_swapped_are_not_taken_for_the_ones_read(answering: Answering) -> None:
+    """A handler that replaces the response's items: the library converts the response's own
+    (``PlainItems.of`` gives nothing), as it did without the reader."""
+    answering.body, answering.status = b'{"Items":[{"n":{"N":"1"}},{"n":{"N":"2"}}]}', 200
+
+    def swap(parsed: dict[str, Any], **_: Any) -> None:
+        parsed["Items"] = parsed["Items"][:1]
+
+    for name in ("plain+reader", "resource+reader"):
+        client = answering.clients[name]
+        with plain_items() as read:
+            response = client.query(TableName="app")
+        assert read.of(response) == [{"n": Decimal(1)}, {"n": Decimal(2)}]
+        client.meta.events.register("after-call.dynamodb.Query", swap)
+        try:
+            with plain_items() as read:
+                response = client.query(TableName="app")
+        finally:
+            client.meta.events.unregister("after-call.dynamodb.Query", swap)
+        assert read.of(response) is None and len(response["Items"]) == 1
+
+
 def test_installed_on_one_client_once_and_removable() -> None:
     answering = Answering()
     client = answering.clients["resource+reader"]

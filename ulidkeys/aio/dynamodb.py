@@ -47,7 +47,7 @@ class AsyncQuerySource:
         client: Any = mapper.target.client
         with mapper.reading() as read:  # a context variable: this task's call only
             response = await client.query(**mapper.request(call, token, limit))
-        return mapper.page(call, response, read.items)
+        return mapper.page(call, response, read.of(response))
 
 
 class AsyncBatchWriter(BatchQueue):

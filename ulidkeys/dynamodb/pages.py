@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import inspect
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple, cast
@@ -232,10 +232,18 @@ class PlainItems:
 
     def __init__(self, operation: str) -> None:
         self.operation = operation
-        #: The plain items of the answer the call returned, or None: take the response's.
+        #: The plain items of the last answer read, or None.
         self.items: Any = None
         #: The same items as botocore's (the object handed to botocore), to recognise them.
         self.typed: Any = None
+
+    def of(self, response: Mapping[str, Any]) -> Any:
+        """The plain items of ``response`` if it still holds the items read (typed, or made
+        plain by a resource's client), else None: take (and convert) the response's own."""
+        if self.items is None:
+            return None
+        held = response.get(READS[self.operation][0])
+        return self.items if held is self.items or held is self.typed else None
 
 
 _WANTED: ContextVar[PlainItems | None] = ContextVar("ulidkeys.dynamodb.pages", default=None)
@@ -381,7 +389,11 @@ def _deserializes_output(client: Any) -> bool:
     try:
         model = client.meta.service_model.operation_model("GetItem")
         pending = client.meta.events.emit(
-            f"{AFTER_CALL}.ulidkeys-probe", parsed=parsed, model=model, context={}
+            f"{AFTER_CALL}.ulidkeys-probe",
+            http_response=None,
+            parsed=parsed,
+            model=model,
+            context={},
         )
     except Exception:
         return False

@@ -41,7 +41,7 @@ class QuerySource:
     def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
         with self.reading() as read:
             response = self.target.client.query(**self.request(call, token, limit))
-        return self.page(call, response, read.items)
+        return self.page(call, response, read.of(response))
 
     def reading(self) -> AbstractContextManager[PlainItems]:
         """Around a ``query`` call (the sync and async shells'): where the fast reader leaves
