@@ -412,6 +412,10 @@ def test_installed_on_one_client_once_and_removable() -> None:
     answering.body = body
     assert client.query(TableName="app")["Items"] == [{"n": Decimal(1)}]
     assert bodies[-1] == b'{"Items": []}'  # read: botocore got the rest
+    answering.body = b'{"Items":[{"n":{"N":"1"}}],"Unknown":{"N":"1"}}'  # not in the model
+    assert client.query(TableName="app")["Items"] == [{"n": Decimal(1)}]
+    assert bodies[-1] == answering.body  # untouched: botocore's to read
+    answering.body = body
     remove_fast_pages(client)
     assert client.query(TableName="app")["Items"] == [{"n": Decimal(1)}]  # boto3's own again
     assert bodies[-1] == body

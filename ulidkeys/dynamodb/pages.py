@@ -83,13 +83,21 @@ class PageReader:
         self.plain_map, self.plain_value = self._plain()
         self.typed_map = self._typed()
 
-    def read(self, body: bytes, member: str, form: int, plain: bool) -> Read | None:
-        """``member`` of ``body`` converted, or None: the page is botocore's to read."""
+    def read(
+        self,
+        body: bytes,
+        member: str,
+        form: int,
+        plain: bool,
+        known: frozenset[str] | None = None,
+    ) -> Read | None:
+        """``member`` of ``body`` converted, or None: the page is botocore's to read (also
+        when it has a member not in ``known``, the output shape's)."""
         try:
             document = json.loads(body.decode("utf-8"))  # botocore's own decoding
         except Exception:
             return None  # not JSON (cut short, an HTML error page): botocore decides
-        if document.__class__ is not dict:
+        if document.__class__ is not dict or (known is not None and not known.issuperset(document)):
             return None
         value = document.pop(member, None)
         if value is None:
@@ -281,7 +289,8 @@ def install_fast_pages(client: Any) -> bool:
     one handler. Works on boto3 and aiobotocore clients, and on a resource's client.
 
     The handler reads a 200 answer's body with :func:`json.loads`; when every item map holds
-    only DynamoDB's own value forms, it hands botocore the items as botocore builds them in
+    only DynamoDB's own value forms (and the answer only members the model knows), it hands
+    botocore the items as botocore builds them in
     ``customized_response_dict`` (merged into the parsed response) and the rest of the body
     (Count, LastEvaluatedKey, ConsumedCapacity, UnprocessedKeys...), which botocore parses as
     before. Errors, other statuses and pages it cannot fully read go to botocore untouched.
@@ -299,6 +308,7 @@ def install_fast_pages(client: Any) -> bool:
     if _custom_parsers(client) or not _known_model(model):
         return False
     reader = _boto3_reader()
+    known = {operation: _members(model, operation) for operation in READS}
 
     def before_parse(
         operation_model: Any,
@@ -307,10 +317,10 @@ def install_fast_pages(client: Any) -> bool:
         **_: Any,
     ) -> None:
         operation = getattr(operation_model, "name", None)
-        where = READS.get(operation)  # type: ignore[arg-type]
-        if where is None:
+        if not isinstance(operation, str) or operation not in READS:
             return
-        wanted = _wanted(operation)  # type: ignore[arg-type]
+        where = READS[operation]
+        wanted = _wanted(operation)
         if wanted is not None:
             wanted.items = wanted.typed = None  # a retried call: only the last answer counts
         if response_dict.get("status_code") != 200:
@@ -319,7 +329,7 @@ def install_fast_pages(client: Any) -> bool:
         if not isinstance(body, bytes):
             return
         member, form = where
-        read = reader.read(body, member, form, plain=wanted is not None)
+        read = reader.read(body, member, form, wanted is not None, known[operation])
         if read is None:
             return
         if wanted is not None:
@@ -407,6 +417,12 @@ def _boto3_reader() -> PageReader:
     from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary  # boto3: an optional extra
 
     return PageReader(DYNAMODB_CONTEXT.create_decimal, Binary)
+
+
+def _members(model: Any, operation: str) -> frozenset[str]:
+    """The members of an operation's answer, by their names in the JSON body."""
+    shape = model.operation_model(operation).output_shape
+    return frozenset(m.serialization.get("name", name) for name, m in shape.members.items())
 
 
 def _known_model(model: Any) -> bool:
