@@ -28,7 +28,13 @@ from moto import mock_aws
 from test_dynamodb_support import create_table
 
 from ulidkeys.aio import AsyncTable
-from ulidkeys.dynamodb import Entity, Table, install_fast_pages, remove_fast_pages
+from ulidkeys.dynamodb import (
+    Entity,
+    QuerySource,
+    Table,
+    install_fast_pages,
+    remove_fast_pages,
+)
 from ulidkeys.dynamodb.pages import READS, PageReader, _boto3_reader, plain_items
 from ulidkeys.ulid import ULID
 
@@ -473,10 +479,19 @@ def forms(client: Any, resource: Any, fast: bool, name: str = "pages") -> dict[s
     }
 
 
-def test_windows_over_http_boto3_and_aiobotocore() -> None:
+def test_windows_over_http_boto3_and_aiobotocore(monkeypatch: pytest.MonkeyPatch) -> None:
     """moto's HTTP server: a plain boto3 client, a resource's Table and an aiobotocore client,
-    each with and without the reader, return the same items. (Before the in-process tests:
-    their module-wide mock_aws would catch these requests.)"""
+    each with and without the reader, return the same items; with it, every page's items come
+    read plain. (Before the in-process tests: their module-wide mock_aws would catch these
+    requests.)"""
+    pages: list[bool] = []  # per page: whether its items came read plain
+    page = QuerySource.page
+
+    def spy(self: QuerySource, call: Any, response: Any, plain: Any = None) -> Any:
+        pages.append(plain is not None)
+        return page(self, call, response, plain)
+
+    monkeypatch.setattr(QuerySource, "page", spy)
     extras = [
         {"s": "é\u2028\U0001f600", "n": Decimal("-1.5E+100"), "b": Binary(b"\0\xff")},
         {"ss": {"a", "b"}, "ns": {Decimal(1), Decimal("12345678901234567890123456789012345678")}},
@@ -488,22 +503,26 @@ def test_windows_over_http_boto3_and_aiobotocore() -> None:
         create_table(client, "http")
         endpoint = client.meta.endpoint_url
         resource = boto3.resource("dynamodb", endpoint_url=endpoint, **CREDENTIALS)  # type: ignore[call-overload]
-        store(Table(client, POST, table_name="http"), "http", extras)
+        store(Table(client, POST, table_name="http", fast_pages=False), "http", extras)
         window = (T0, T0 + len(extras))
         results = []
-        for fast in (False, True):
+        for fast in (False, True):  # without first: installed, the reader stays on the client
             for table in forms(client, resource, fast, "http").values():
+                pages.clear()
                 results.append(list(table.query_window(*window, page_size=5, org="http")))
+                assert pages == [fast] * 3
             shell = made["async"]
             table_async = AsyncTable(
                 shell.client("dynamodb"), POST, table_name="http", fast_pages=fast
             )
             assert table_async.table.fast_pages == fast
+            pages.clear()
             results.append(
                 shell.take(
                     lambda t=table_async: t.query_window(*window, page_size=5, org="http")
                 ).items
             )
+            assert pages == [fast] * 3
         assert len(results[0]) == len(extras)
         for got in results[1:]:
             assert exact(got) == exact(results[0])
