@@ -91,7 +91,7 @@ class Table(Consumable):
     Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
     client (then ``table_name=`` too); every form returns the same plain items
     (numbers as ``Decimal``). ``fast_pages`` reads the client's pages with
-    :mod:`ulidkeys.dynamodb.pages` (the same values as botocore and boto3, ~5x less CPU per
+    :mod:`ulidkeys.dynamodb.pages` (the same values as botocore and boto3, ~6x less CPU per
     page; a handler on this client's events only); ``fast_pages=False`` leaves parsing to
     botocore.
     """
