@@ -1,21 +1,28 @@
 """One partition's window as one Query chain vs time-split (``query_window(split=True)``),
-against an in-memory ``Query`` stand-in that sleeps a fixed latency per request (as a distant
-DynamoDB makes the client wait; the sleep releases the GIL like a socket read). moto is not
-used: its in-process Query reads the whole table on every call (~0.5 s of CPU at 20,000
-items), so it would measure moto. Not a timed test.
+with and without the fast page reader (``fast_pages``), through a real boto3 client whose
+``Query`` requests are answered from one table held sorted in memory, after sleeping a fixed
+latency (as a distant DynamoDB makes the client wait; the sleep releases the GIL like a socket
+read). So botocore's whole stack runs (serializing, signing, parsing the JSON answer), as it
+does against AWS. moto is not used: its in-process Query reads the whole table on every call
+(~0.5 s of CPU at 20,000 items), so it would measure moto. Not a timed test.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/dynamodb_split.py [--items 20000]
-        [--page 250] [--latency 30]
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/dynamodb_split.py [--items 100000]
+        [--page 1000] [--latency 30] [--fast-pages both|on|off]
 """
 
 from __future__ import annotations
 
 import argparse
 import bisect
+import json
+import threading
 import time
 from typing import Any
 
 import boto3
+from botocore.awsrequest import AWSResponse
+from dynamodb_parse import _Raw
+from dynamodb_parse import item as six_attributes
 
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ulid import ULID
@@ -25,45 +32,55 @@ DAY = 86_400_000
 POST = Entity(pk="Org#{org}", sk="Post#{id}")
 
 
-class QueryStandIn:
-    """``query`` of a low-level DynamoDB client over one table held sorted in memory: the
-    ``#pk = :pk AND #sk BETWEEN :lo AND :hi`` conditions ulidkeys sends, ``Limit``,
-    ``ExclusiveStartKey`` and ``LastEvaluatedKey`` as AWS gives them (also on a last page cut
-    by ``Limit``), ascending or descending."""
+class QueryServer:
+    """Answers a client's ``Query`` requests (``before-send``) from one table held sorted in
+    memory: the ``#pk = :pk AND #sk BETWEEN :lo AND :hi`` conditions ulidkeys sends,
+    ``Limit``, ``ExclusiveStartKey`` and ``LastEvaluatedKey`` as AWS gives them (also on a last
+    page cut by ``Limit``), ascending or descending. Each item's JSON is written once up front;
+    :attr:`cpu` is the CPU the answers cost (on the client's cores: a real server's is not)."""
 
-    def __init__(self, items: list[tuple[str, str]], latency_ms: float) -> None:
-        self.rows = sorted(items)
+    def __init__(self, items: list[tuple[str, str, dict[str, Any]]], latency_ms: float) -> None:
+        rows = sorted(items, key=lambda row: row[:2])
+        self.keys = [row[:2] for row in rows]
+        self.json = [json.dumps(row[2]) for row in rows]
         self.latency = latency_ms / 1000
-        # a low-level client's meta: ulidkeys asks it how values are sent (typed maps)
-        self.meta = boto3.client(
-            "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
-        ).meta
+        self.cpu = 0.0
+        self._lock = threading.Lock()
 
-    def query(self, **args: Any) -> dict[str, Any]:
+    def send(self, request: Any, **_: Any) -> AWSResponse:
+        began = time.thread_time()
+        body = self.answer(json.loads(request.body))
+        used = time.thread_time() - began
+        with self._lock:
+            self.cpu += used
         time.sleep(self.latency)
+        return AWSResponse(request.url, 200, {"x-amzn-requestid": "R"}, _Raw(body))
+
+    def answer(self, args: dict[str, Any]) -> bytes:
         values = args["ExpressionAttributeValues"]
         pk, lo, hi = values[":pk"]["S"], values[":lo"]["S"], values[":hi"]["S"]
-        start = bisect.bisect_left(self.rows, (pk, lo))
-        stop = bisect.bisect_right(self.rows, (pk, hi))
+        start = bisect.bisect_left(self.keys, (pk, lo))
+        stop = bisect.bisect_right(self.keys, (pk, hi))
         after = args.get("ExclusiveStartKey")
         forward = args.get("ScanIndexForward", True)
         if after is not None:
             key = (after["PK"]["S"], after["SK"]["S"])
             if forward:
-                start = bisect.bisect_right(self.rows, key)
+                start = bisect.bisect_right(self.keys, key)
             else:
-                stop = bisect.bisect_left(self.rows, key)
-        chosen = self.rows[start:stop] if forward else self.rows[start:stop][::-1]
+                stop = bisect.bisect_left(self.keys, key)
+        chosen = list(range(start, stop)) if forward else list(range(stop - 1, start - 1, -1))
         limit = args.get("Limit")
         page = chosen if limit is None else chosen[:limit]
-        answer: dict[str, Any] = {
-            "Items": [{"PK": {"S": p}, "SK": {"S": s}} for p, s in page],
-            "Count": len(page),
-            "ScannedCount": len(page),
-        }
+        last = ""
         if limit is not None and len(page) == limit:
-            answer["LastEvaluatedKey"] = {"PK": {"S": page[-1][0]}, "SK": {"S": page[-1][1]}}
-        return answer
+            pk_last, sk_last = self.keys[page[-1]]
+            key = {"PK": {"S": pk_last}, "SK": {"S": sk_last}}
+            last = f', "LastEvaluatedKey": {json.dumps(key)}'
+        items = ", ".join(self.json[i] for i in page)
+        count = len(page)
+        text = f'{{"Items": [{items}], "Count": {count}, "ScannedCount": {count}{last}}}'
+        return text.encode()
 
 
 def main() -> None:
@@ -71,36 +88,55 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--page", type=int, default=1000, help="Limit of each Query")
     parser.add_argument("--latency", type=float, default=30.0, help="ms added per Query")
+    parser.add_argument("--fast-pages", choices=["both", "on", "off"], default="both")
     args = parser.parse_args()
-    keys = [
-        POST.keys(org="acme", id=ULID.new(T0 + i * DAY // args.items)) for i in range(args.items)
-    ]
-    client = QueryStandIn([(k["PK"], k["SK"]) for k in keys], args.latency)
-    table = Table(client, POST, table_name="bench")  # type: ignore[arg-type]
+    rows_in = []
+    for i in range(args.items):
+        keys = POST.keys(org="acme", id=ULID.new(T0 + i * DAY // args.items))
+        attributes = six_attributes(i)  # six attributes, ~215 bytes of JSON
+        attributes["PK"], attributes["SK"] = {"S": keys["PK"]}, {"S": keys["SK"]}
+        rows_in.append((keys["PK"], keys["SK"], attributes))
+    expected = sorted(row[1] for row in rows_in)
+    server = QueryServer(rows_in, args.latency)
     print(
-        f"{args.items:,} items of one partition over a day, Limit {args.page}, "
-        f"{args.latency:g} ms a Query\n"
+        f"{args.items:,} items (six attributes) of one partition over a day, Limit {args.page}, "
+        f"{args.latency:g} ms a Query, boto3 client (botocore's whole stack)\n"
     )
+    speeds = {"both": [False, True], "on": [True], "off": [False]}[args.fast_pages]
     rows = []
-    for label, split, workers in [
-        ("one chain", False, 8),
-        ("split, 4 workers", True, 4),
-        ("split, 16 workers", True, 16),
-    ]:
-        began, cpu = time.perf_counter(), time.process_time()
-        listing = table.query_window(
-            T0, T0 + DAY, page_size=args.page, split=split, max_workers=workers, org="acme"
+    for fast in speeds:
+        client = boto3.client(
+            "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
         )
-        got = [item["SK"] for item in listing]
-        wall, used = time.perf_counter() - began, time.process_time() - cpu
-        assert got == [k["SK"] for k in keys], label
-        stats = listing.stats
-        rows.append((label, wall, stats.calls, stats.read, used))
+        client.meta.events.register("before-send.dynamodb.Query", server.send)
+        table = Table(client, POST, table_name="bench", fast_pages=fast)
+        for label, split, workers in [
+            ("one chain", False, 8),
+            ("split, 4 workers", True, 4),
+            ("split, 16 workers", True, 16),
+        ]:
+            server.cpu = 0.0
+            began, cpu = time.perf_counter(), time.process_time()
+            listing = table.query_window(
+                T0, T0 + DAY, page_size=args.page, split=split, max_workers=workers, org="acme"
+            )
+            got = [item["SK"] for item in listing]
+            wall, used = time.perf_counter() - began, time.process_time() - cpu
+            assert got == expected, label
+            stats = listing.stats
+            name = f"{label}, fast_pages={fast}"
+            rows.append((name, wall, stats.calls, stats.read, used, server.cpu))
     base = rows[0][1]
-    print("| method | wall s | x faster | calls | items read | CPU s |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for label, wall, calls, read, used in rows:
-        print(f"| {label} | {wall:.2f} | {base / wall:.1f} | {calls} | {read:,} | {used:.2f} |")
+    print(
+        "| method | wall s | x faster | calls | items read | CPU s (all) | of which the "
+        "stand-in's |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, wall, calls, read, used, stand_in in rows:
+        print(
+            f"| {label} | {wall:.2f} | {base / wall:.1f} | {calls} | {read:,} | {used:.2f} "
+            f"| {stand_in:.2f} |"
+        )
 
 
 if __name__ == "__main__":

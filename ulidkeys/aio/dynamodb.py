@@ -45,7 +45,9 @@ class AsyncQuerySource:
     async def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
         mapper = self.mapper
         client: Any = mapper.target.client
-        return mapper.page(call, await client.query(**mapper.request(call, token, limit)))
+        with mapper.reading() as read:  # a context variable: this task's call only
+            response = await client.query(**mapper.request(call, token, limit))
+        return mapper.page(call, response, read.of(response))
 
 
 class AsyncBatchWriter(BatchQueue):
@@ -103,12 +105,22 @@ class AsyncTable(AsyncConsumable):
 
     ``AsyncTable(client, entity, table_name="app")`` with ``client`` from
     ``aiobotocore.session.get_session().create_client("dynamodb")``; the methods mirror
-    :class:`~ulidkeys.dynamodb.Table`'s and return :class:`AsyncResults` for ``async for``.
+    :class:`~ulidkeys.dynamodb.Table`'s and return :class:`AsyncResults` for ``async for``;
+    ``fast_pages`` as on the Table.
     """
 
-    def __init__(self, client: DynamoDBClient, entity: Entity, *, table_name: str) -> None:
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        entity: Entity,
+        *,
+        table_name: str,
+        fast_pages: bool = True,
+    ) -> None:
         self.target = async_target(client, table_name)
-        self.table = Table(self.target, entity)  # plans and maps; never sends a request
+        # plans and maps, never sends a request; installs the fast page reader on the client's
+        # events, which aiobotocore emits as botocore does
+        self.table = Table(self.target, entity, fast_pages=fast_pages)
         self.entity, self.name, self.client = entity, table_name, client
 
     def __repr__(self) -> str:
@@ -218,7 +230,9 @@ class AsyncTable(AsyncConsumable):
         split: bool = False,
     ) -> AsyncResults[Item]:
         """Run a plan made by :meth:`plan` (or by hand) against this table."""
-        source = AsyncQuerySource(QuerySource(self.target, page_size))
+        source = AsyncQuerySource(
+            QuerySource(self.target, page_size, fast_pages=self.table.fast_pages)
+        )
         return run(plan, source, max_workers=max_workers, split=split)
 
     async def put_new(self, item: Mapping[str, Any]) -> Item:

@@ -8,6 +8,7 @@ needed only there); :class:`TicketServer` hands out Flickr-style ticket numbers.
 from ulidkeys.consuming import Consumption, FileStore, LateArrival, MemoryStore
 from ulidkeys.dynamodb.checkpoints import DynamoCheckpointStore
 from ulidkeys.dynamodb.clients import Target, speaks_plain_values
+from ulidkeys.dynamodb.pages import install_fast_pages, remove_fast_pages
 from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
 from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
@@ -48,10 +49,12 @@ __all__ = [
     "Target",
     "TicketServer",
     "TicketSplit",
+    "install_fast_pages",
     "key_after",
     "key_before",
     "key_condition",
     "plan_query",
     "plan_window",
+    "remove_fast_pages",
     "speaks_plain_values",
 ]

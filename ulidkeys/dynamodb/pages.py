@@ -1,0 +1,446 @@
+"""A fast reader of DynamoDB pages (Query, Scan, GetItem, BatchGetItem), installed on the boto3
+or aiobotocore client a Table reads with.
+
+botocore walks every attribute value of a page through its JSON shape parser, and boto3's
+TypeDeserializer walks it again; this reads the body with :func:`json.loads` and converts the
+item maps in one pass, into botocore's typed values or, for the library's own calls, straight
+into boto3's plain ones. Everything else of the answer, and every page it cannot fully read,
+is botocore's.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, NamedTuple, cast
+
+#: botocore emits ``before-parse.dynamodb.<Operation>`` before it parses an answer, with a dict
+#: that is merged into the parsed response; the handler is registered for all of them and
+#: keeps to the operations of :data:`READS`.
+EVENT = "before-parse.dynamodb"
+#: Registered under this id, so installing twice keeps one handler.
+HANDLER_ID = "ulidkeys.dynamodb.pages"
+
+# Where the item maps of each operation's answer are: a list of maps, one map, or a map of
+# table names to lists of maps. Other members (Count, LastEvaluatedKey, ConsumedCapacity,
+# UnprocessedKeys) are left to botocore.
+_LIST, _ONE, _TABLES = range(3)
+#: Operation -> (its output member holding items, how they are held).
+READS: dict[str, tuple[str, int]] = {
+    "Query": ("Items", _LIST),
+    "Scan": ("Items", _LIST),
+    "GetItem": ("Item", _ONE),
+    "BatchGetItem": ("Responses", _TABLES),
+}
+#: The attribute value types the reader knows (botocore's ``AttributeValue`` members).
+TAGS = frozenset({"S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"})
+
+
+class Read(NamedTuple):
+    """A page read: the item member as botocore builds it, as boto3's plain values (when
+    asked for), and the rest of the body (JSON, for botocore to parse)."""
+
+    typed: Any
+    plain: Any
+    rest: bytes
+
+
+class _Unrecognised(Exception):
+    """The page holds something this reader does not build: botocore parses it."""
+
+
+def _strings(value: Any) -> list[str]:
+    """A list of strings (a set's members), or the page is not this reader's."""
+    if value.__class__ is not list:
+        raise _Unrecognised
+    for member in value:
+        if member.__class__ is not str:
+            raise _Unrecognised
+    return value
+
+
+class PageReader:
+    """Converts the item maps of a parsed JSON body, all or nothing.
+
+    ``typed`` gives what botocore's parser builds (``{"N": "1.5"}``, ``{"B": b"..."}``: blobs
+    base64-decoded with ``blob``, the client's blob parser); ``plain`` what boto3's
+    TypeDeserializer makes of that (``number``: its ``DYNAMODB_CONTEXT.create_decimal``,
+    ``binary``: its ``Binary``). Both raise on any value not of DynamoDB's own forms (a
+    ``null``, a value of the wrong JSON type, a map with no type or two, an unknown type).
+    """
+
+    def __init__(
+        self,
+        number: Callable[[str], Any],
+        binary: Callable[[bytes], Any],
+        blob: Callable[[str], bytes] = base64.b64decode,
+    ) -> None:
+        self.number, self.binary, self.blob = number, binary, blob
+        self.plain_map, self.plain_value = self._plain()
+        self.typed_map = self._typed()
+
+    def read(
+        self,
+        body: bytes,
+        member: str,
+        form: int,
+        plain: bool,
+        known: frozenset[str] | None = None,
+    ) -> Read | None:
+        """``member`` of ``body`` converted, or None: the page is botocore's to read (also
+        when it has a member not in ``known``, the output shape's)."""
+        try:
+            document = json.loads(body.decode("utf-8"))  # botocore's own decoding
+        except Exception:
+            return None  # not JSON (cut short, an HTML error page): botocore decides
+        if document.__class__ is not dict or (known is not None and not known.issuperset(document)):
+            return None
+        value = document.pop(member, None)
+        if value is None:
+            return None  # nothing to read (or a null, which botocore reads its own way)
+        # plain: converting decodes the blobs of ``value`` in place, which leaves it typed too
+        convert = self.plain_map if plain else self.typed_map
+        items: Any
+        try:
+            if form == _LIST:
+                items = self._list(value, convert)
+            elif form == _ONE:
+                items = convert(value)
+            else:
+                if value.__class__ is not dict:
+                    raise _Unrecognised
+                items = {name: self._list(found, convert) for name, found in value.items()}
+        except Exception:  # a value of another form, a bad number or base64: botocore's
+            return None
+        # the member stays in the rest, empty: botocore puts it where it puts it (the items
+        # read replace it in place), so the response's members keep botocore's order
+        document[member] = [] if form == _LIST else {}
+        rest = json.dumps(document).encode()
+        return Read(value, items, rest) if plain else Read(items, None, rest)
+
+    @staticmethod
+    def _list(value: Any, convert: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
+        if value.__class__ is not list:
+            raise _Unrecognised
+        return list(map(convert, value))
+
+    def _plain(self) -> tuple[Callable[[Any], dict[str, Any]], Callable[[Any], Any]]:
+        """The plain converters (boto3's values), as closures: this is the hot loop."""
+        number, binary, blob = self.number, self.binary, self.blob
+
+        def plain_map(item: Any) -> dict[str, Any]:
+            out = {}
+            for name, value in item.items():
+                # one key, or ValueError; a tag is a str, so indexing a non-dict with it fails
+                (tag,) = value
+                raw = value[tag]
+                if raw.__class__ is str:
+                    if tag == "S":
+                        out[name] = raw
+                        continue
+                    if tag == "N":
+                        out[name] = number(raw)
+                        continue
+                out[name] = other(value, tag, raw)
+            return out
+
+        def plain_value(value: Any) -> Any:
+            (tag,) = value
+            return other(value, tag, value[tag])
+
+        def other(value: dict[str, Any], tag: str, raw: Any) -> Any:
+            kind = raw.__class__
+            if kind is str:
+                if tag == "S":
+                    return raw
+                if tag == "N":
+                    return number(raw)
+                if tag == "B":
+                    data = value[tag] = blob(raw)
+                    return binary(data)
+            elif kind is bool:
+                if tag == "BOOL":
+                    return raw
+                if tag == "NULL":
+                    return None
+            elif kind is dict:
+                if tag == "M":
+                    return plain_map(raw)
+            elif kind is list:
+                if tag == "L":
+                    return list(map(plain_value, raw))
+                if tag == "SS":
+                    return set(_strings(raw))
+                if tag == "NS":
+                    return set(map(number, _strings(raw)))
+                if tag == "BS":
+                    blobs = value[tag] = list(map(blob, _strings(raw)))
+                    return set(map(binary, blobs))
+            raise _Unrecognised
+
+        return plain_map, plain_value
+
+    def _typed(self) -> Callable[[Any], dict[str, Any]]:
+        """The typed converter (botocore's values): checks every value and decodes blobs in
+        place (the parsed JSON is this reader's own; a page it gives up on is thrown away)."""
+        blob = self.blob
+
+        def typed_map(item: Any) -> dict[str, Any]:
+            for value in item.values():
+                (tag,) = value  # as in plain_map
+                raw = value[tag]
+                if raw.__class__ is str and (tag == "S" or tag == "N"):
+                    continue
+                typed_value(value)
+            return item  # type: ignore[no-any-return]
+
+        def typed_value(value: Any) -> None:
+            (tag,) = value
+            raw = value[tag]
+            kind = raw.__class__
+            if kind is str:
+                if tag == "B":
+                    value[tag] = blob(raw)
+                elif tag != "S" and tag != "N":
+                    raise _Unrecognised
+            elif kind is bool:
+                if tag != "BOOL" and tag != "NULL":
+                    raise _Unrecognised
+            elif kind is dict:
+                if tag != "M":
+                    raise _Unrecognised
+                typed_map(raw)
+            elif kind is list:
+                if tag == "L":
+                    for member in raw:
+                        typed_value(member)
+                elif tag == "BS":
+                    value[tag] = list(map(blob, _strings(raw)))
+                elif tag == "SS" or tag == "NS":
+                    _strings(raw)
+                else:
+                    raise _Unrecognised
+            else:
+                raise _Unrecognised
+
+        return typed_map
+
+
+# --- the library's own calls: plain items, read once ------------------------------------------
+
+
+class PlainItems:
+    """Where the handler leaves the plain items of one of the library's own calls."""
+
+    __slots__ = ("items", "operation", "typed")
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        #: The plain items of the last answer read, or None.
+        self.items: Any = None
+        #: The same items as botocore's (the object handed to botocore), to recognise them.
+        self.typed: Any = None
+
+    def of(self, response: Mapping[str, Any]) -> Any:
+        """The plain items of ``response`` if it still holds the items read (typed, or made
+        plain by a resource's client), else None: take (and convert) the response's own."""
+        if self.items is None:
+            return None
+        held = response.get(READS[self.operation][0])
+        return self.items if held is self.items or held is self.typed else None
+
+
+_WANTED: ContextVar[PlainItems | None] = ContextVar("ulidkeys.dynamodb.pages", default=None)
+
+
+@contextmanager
+def plain_items(operation: str = "Query") -> Iterator[PlainItems]:
+    """For the ``operation`` call made inside: if the installed reader reads its answer, the
+    item member (``Items``, ``Item``, ``Responses``) is also converted straight to boto3's
+    plain values, left in the yielded :class:`PlainItems`; the response is what it would be
+    without the reader, except that a resource's client does not convert those items again
+    (its deserializer takes the ones read). If the reader does not read the answer, ``items``
+    stays None. Per thread and per asyncio task (a context variable)."""
+    wanted = PlainItems(operation)
+    token = _WANTED.set(wanted)
+    try:
+        yield wanted
+    finally:
+        _WANTED.reset(token)
+
+
+def _wanted(operation: str) -> PlainItems | None:
+    wanted = _WANTED.get()
+    return wanted if wanted is not None and wanted.operation == operation else None
+
+
+# --- installing on a client ----------------------------------------------------------------
+
+
+def install_fast_pages(client: Any) -> bool:
+    """Read this client's DynamoDB pages with :class:`PageReader` (a handler on the client's
+    own event system; other clients and boto3's defaults are untouched). Returns whether it
+    is installed: not on clients that are no botocore DynamoDB client on the JSON protocol,
+    nor on one whose session parses blobs or timestamps its own way. Installing twice keeps
+    one handler. Works on boto3 and aiobotocore clients, and on a resource's client.
+
+    The handler reads a 200 answer's body with :func:`json.loads`; when every item map holds
+    only DynamoDB's own value forms (and the answer only members the model knows), it hands
+    botocore the items as botocore builds them in
+    ``customized_response_dict`` (merged into the parsed response) and the rest of the body
+    (Count, LastEvaluatedKey, ConsumedCapacity, UnprocessedKeys...), which botocore parses as
+    before. Errors, other statuses and pages it cannot fully read go to botocore untouched.
+    On a resource's client, boto3's after-call deserializer (``dynamodb-attr-value-output``)
+    is replaced by the same one that takes the items already read plain for the library's
+    own calls (:func:`plain_items`) instead of converting them a second time.
+    """
+    meta = getattr(client, "meta", None)
+    events = getattr(meta, "events", None)
+    model = getattr(meta, "service_model", None)
+    if events is None or model is None or getattr(model, "service_name", None) != "dynamodb":
+        return False
+    if getattr(model, "resolved_protocol", getattr(model, "protocol", None)) != "json":
+        return False
+    if _custom_parsers(client) or not _known_model(model):
+        return False
+    reader = _boto3_reader()
+    known = {operation: _members(model, operation) for operation in READS}
+
+    def before_parse(
+        operation_model: Any,
+        response_dict: dict[str, Any],
+        customized_response_dict: dict[str, Any],
+        **_: Any,
+    ) -> None:
+        operation = getattr(operation_model, "name", None)
+        if not isinstance(operation, str) or operation not in READS:
+            return
+        where = READS[operation]
+        wanted = _wanted(operation)
+        if wanted is not None:
+            wanted.items = wanted.typed = None  # a retried call: only the last answer counts
+        if response_dict.get("status_code") != 200:
+            return
+        body = response_dict.get("body")
+        if not isinstance(body, bytes):
+            return
+        member, form = where
+        read = reader.read(body, member, form, wanted is not None, known[operation])
+        if read is None:
+            return
+        if wanted is not None:
+            wanted.items, wanted.typed = read.plain, read.typed
+        customized_response_dict[member] = read.typed
+        response_dict["body"] = read.rest  # the rest, and the items as empty: botocore's
+
+    events.register(EVENT, before_parse, unique_id=HANDLER_ID)
+    if _deserializes_output(client):
+        events.unregister(AFTER_CALL, unique_id=BOTO3_OUTPUT_ID)
+        events.register(AFTER_CALL, _ResourceOutput(), unique_id=BOTO3_OUTPUT_ID)
+    return True
+
+
+def remove_fast_pages(client: Any) -> None:
+    """Undo :func:`install_fast_pages` on ``client`` (botocore parses every page again, and a
+    resource's client gets boto3's own deserializer back)."""
+    events = client.meta.events
+    events.unregister(EVENT, unique_id=HANDLER_ID)
+    if _deserializes_output(client):
+        from boto3.dynamodb.transform import TransformationInjector
+
+        events.unregister(AFTER_CALL, unique_id=BOTO3_OUTPUT_ID)
+        handler = TransformationInjector().inject_attribute_value_output
+        events.register(AFTER_CALL, handler, unique_id=BOTO3_OUTPUT_ID)
+
+
+#: Where and under which id boto3 hooks its deserializer onto a resource's client
+#: (``boto3.dynamodb.transform.DynamoDBHighLevelResource``).
+AFTER_CALL = "after-call.dynamodb"
+BOTO3_OUTPUT_ID = "dynamodb-attr-value-output"
+
+
+class _ResourceOutput:
+    """boto3's deserializer of a resource's client's answers, except that the items of an
+    answer the reader read for :func:`plain_items` are replaced by the plain ones it made
+    (when no handler before this one swapped them); every other member, and every other
+    answer, is boto3's to convert."""
+
+    def __init__(self) -> None:
+        from boto3.dynamodb.transform import TransformationInjector  # boto3: optional extra
+
+        self.boto3 = TransformationInjector().inject_attribute_value_output
+
+    def __call__(self, parsed: dict[str, Any], model: Any, **kwargs: Any) -> None:
+        operation = getattr(model, "name", None)
+        wanted = _wanted(operation) if isinstance(operation, str) else None
+        if wanted is None or wanted.items is None or not isinstance(parsed, dict):
+            self.boto3(parsed=parsed, model=model, **kwargs)
+            return
+        member = READS[wanted.operation][0]
+        if parsed.get(member) is not wanted.typed:
+            self.boto3(parsed=parsed, model=model, **kwargs)
+            wanted.items = None  # the response's items are no longer the ones read
+            return
+        # kept in its place, empty: nothing to convert
+        parsed[member] = [] if isinstance(wanted.typed, list) else {}
+        self.boto3(parsed=parsed, model=model, **kwargs)
+        parsed[member] = wanted.items
+
+
+def _deserializes_output(client: Any) -> bool:
+    """Whether a DynamoDB client's answers are deserialized by an after-call handler (a
+    resource's client): asked by emitting that event on a probe answer, as boto3 would.
+    aiobotocore clients (no resource form; their events are awaited) are not asked."""
+    parsed: dict[str, Any] = {"Item": {"probe": {"S": "probe"}}}
+    try:
+        model = client.meta.service_model.operation_model("GetItem")
+        pending = client.meta.events.emit(
+            f"{AFTER_CALL}.ulidkeys-probe",
+            http_response=None,
+            parsed=parsed,
+            model=model,
+            context={},
+        )
+    except Exception:
+        return False
+    if inspect.isawaitable(pending):  # aiobotocore: no resource form; nothing ran
+        cast(Any, pending).close()
+        return False
+    return bool(parsed["Item"] == {"probe": "probe"})
+
+
+def _boto3_reader() -> PageReader:
+    from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary  # boto3: an optional extra
+
+    return PageReader(DYNAMODB_CONTEXT.create_decimal, Binary)
+
+
+def _members(model: Any, operation: str) -> frozenset[str]:
+    """The members of an operation's answer, by their names in the JSON body."""
+    shape = model.operation_model(operation).output_shape
+    return frozenset(m.serialization.get("name", name) for name, m in shape.members.items())
+
+
+def _known_model(model: Any) -> bool:
+    """Whether the client's model has the members and value types this reader builds."""
+    try:
+        for operation, (member, _form) in READS.items():
+            if member not in model.operation_model(operation).output_shape.members:
+                return False
+        return set(model.shape_for("AttributeValue").members) == TAGS
+    except Exception:
+        return False
+
+
+def _custom_parsers(client: Any) -> bool:
+    """Whether the client's parsers were given their own blob or timestamp parser (as the AWS
+    CLI does); the values would differ from botocore's defaults, so the reader stays out."""
+    factory = getattr(getattr(client, "_endpoint", None), "_response_parser_factory", None)
+    defaults = getattr(factory, "_defaults", None)
+    return isinstance(defaults, dict) and any(
+        defaults.get(name) is not None for name in ("blob_parser", "timestamp_parser")
+    )
