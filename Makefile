@@ -6,8 +6,9 @@ STAMP := $(VENV)/.installed-test
 
 .PHONY: test lint typecheck unit demo bench notebooks docs docs-serve docs-browser dist clean
 
-# The suite's branch coverage may only rise: `make test` fails below this floor.
-COVERAGE_FLOOR := 93
+# The suite's branch coverage may only rise: `make test` fails below this floor. The suite runs
+# on both cores (pytest-xdist): tracing coverage doubles its CPU time.
+COVERAGE_FLOOR := 95
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +27,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks
 	$(BIN)/mypy ulidkeys
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest --cov=ulidkeys --cov-branch \
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --cov=ulidkeys --cov-branch \
 		--cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The documentation site, built strictly (a broken link, reference or docstring fails) into site/.
