@@ -71,6 +71,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "ulidkeys.cli",
             "ulidkeys.config",
+            "ulidkeys.hints",
             "ulidkeys.demo",
             "ulidkeys.progress",
             "ulidkeys.baselines",

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from ulidkeys import __version__, base32, config
+from ulidkeys import __version__, base32, config, hints
 from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
@@ -600,8 +600,30 @@ def _cmd_ls(args: argparse.Namespace) -> int:
         f"{printed} objects{other}, {stats.calls} ListObjectsV2 calls, "
         f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout"
     )
+    if printed == 0 or stats.skipped:
+        _hint_layout(bucket, args.location, layout)
     _print_cursor(listing.cursor)
     return 0
+
+
+def _hint_layout(bucket: Bucket, location: str, layout: KeyLayout) -> None:
+    """After a listing that found nothing or skipped keys: what the keys under the prefix look
+    like and which flags fit them (a few bounded calls; a hint never fails the command)."""
+
+    def lister(prefix: str, delimiter: str | None, max_keys: int) -> tuple[list[str], list[str]]:
+        request: dict[str, Any] = {"Bucket": bucket.name, "Prefix": prefix, "MaxKeys": max_keys}
+        if delimiter is not None:
+            request["Delimiter"] = delimiter
+        page = bucket.client.list_objects_v2(**request)
+        folders = [entry["Prefix"] for entry in page.get("CommonPrefixes", [])]
+        return folders, [entry["Key"] for entry in page.get("Contents", [])]
+
+    try:
+        line = hints.hint(location, hints.look(layout.prefix, lister), layout)
+    except Exception:  # the listing's own answer stands; a failed look adds nothing
+        return
+    if line is not None:
+        _report(f"hint: {line}")
 
 
 _NOW_A, _NOW_B = 1_000_000_000_000, 1_000_000_000_001
