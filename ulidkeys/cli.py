@@ -24,12 +24,10 @@ from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
-from ulidkeys.execution import Results
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.ids.protocol import IdScheme, bounds
 from ulidkeys.ids.registry import REGISTRATIONS, scheme_named
 from ulidkeys.ids.schemes import ULID_SCHEME
-from ulidkeys.machines import Ordered, Stats
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import ListCall
@@ -519,40 +517,6 @@ def _show_objects(args: argparse.Namespace, layout: KeyLayout) -> Callable[[Any]
     return show
 
 
-def _latest(
-    bucket: Bucket, layout: KeyLayout, n: int, until: str | None, cursor: str | None
-) -> Results[dict[str, Any]]:
-    """``ls --latest N``: the N newest objects; with ``--suffix``, the N newest *with that
-    suffix*: while some of those listed had another suffix, older ones are listed from the
-    cursor, so N are printed whenever N such objects exist."""
-    first = bucket.latest(n, until=until, cursor=cursor)
-    if not layout.suffix:
-        return first
-    fits = _suffix_fits(layout)
-
-    def items(stats: Stats) -> Iterator[Ordered]:
-        listing, wanted, asked = first, n, n
-        while True:
-            listed = fitting = 0
-            try:
-                with listing:
-                    for obj in listing:
-                        listed += 1
-                        fitting += fits(obj)
-                        yield listing.position, obj  # type: ignore[misc]
-            finally:
-                stats.calls += listing.stats.calls
-                stats.read += listing.stats.read
-                stats.skipped += listing.stats.skipped
-            wanted -= fitting
-            if wanted <= 0 or listed < asked or listing.cursor is None:
-                return  # enough, or nothing older
-            asked = wanted
-            listing = bucket.latest(asked, cursor=listing.cursor)
-
-    return Results(items, first.cursor_at)
-
-
 def _cmd_ls(args: argparse.Namespace) -> int:
     bucket_name, layout = _ls_target(args)
     directory = is_directory_bucket(bucket_name)
@@ -585,7 +549,8 @@ def _cmd_ls(args: argparse.Namespace) -> int:
             return _explain_run(run, commands)
         return _consume(bucket.consume(store, **_consume_options(args)), show, "objects")
     if args.latest is not None:
-        listing = _latest(bucket, layout, args.latest, args.until, args.cursor)
+        suffix = layout.suffix or None
+        listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor, suffix=suffix)
     elif args.slice is not None:
         listing = bucket.run(_slice_plan(args, layout, directory))
     elif args.since is None and args.cursor is None:
@@ -595,7 +560,8 @@ def _cmd_ls(args: argparse.Namespace) -> int:
     with listing:
         printed = show(listing)
     stats = listing.stats
-    other = f" ({stats.returned - printed} with another suffix left out)" if layout.suffix else ""
+    left_out = stats.filtered + stats.returned - printed  # by latest's filter, or by show's
+    other = f" ({left_out} with another suffix left out)" if layout.suffix else ""
     _report(
         f"{printed} objects{other}, {stats.calls} ListObjectsV2 calls, "
         f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout"

@@ -34,18 +34,21 @@ class Stats:
 
     ``calls`` requests sent; ``read`` keys or items the service read for them (S3: keys and
     common prefixes transferred; DynamoDB: ``ScannedCount``); ``returned`` items handed to the
-    caller; ``skipped`` read ones that do not fit the layout or template. The rest
-    (:attr:`outside`) fitted but lay outside the window or past a stop bound.
+    caller; ``skipped`` read ones that do not fit the layout or template; ``filtered`` read
+    ones that fit but that a filter the caller asked for left out (another suffix than
+    ``latest(suffix=...)``'s). The rest (:attr:`outside`) fitted but lay outside the window or
+    past a stop bound.
     """
 
     calls: int = 0
     read: int = 0
     returned: int = 0
     skipped: int = 0
+    filtered: int = 0
 
     @property
     def outside(self) -> int:
-        return self.read - self.returned - self.skipped
+        return self.read - self.returned - self.skipped - self.filtered
 
     @property
     def read_per_item(self) -> float:

@@ -13,7 +13,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ulidkeys.consuming import Consumable
-from ulidkeys.errors import InvalidValue, UnexpectedResponse, describe, require_count
+from ulidkeys.errors import (
+    InvalidValue,
+    UnexpectedResponse,
+    describe,
+    require_count,
+    require_str,
+)
 from ulidkeys.execution import Results, drive, run, stream
 from ulidkeys.machines import (
     Ordered,
@@ -318,9 +324,66 @@ class Bucket(Consumable):
         until: TimeInput | None = None,
         cursor: str | None = None,
         max_workers: int = 8,
+        suffix: str | None = None,
     ) -> Results[Obj]:
         """The ``n`` newest objects with id time in ``[since, until)`` (default: all time
-        before now), newest first. ``cursor=`` continues with the next older ones."""
+        before now), newest first. ``cursor=`` continues with the next older ones.
+
+        ``suffix``: the ``n`` newest whose key ends in exactly this text after the id (``.jpg``:
+        not ``.png``, not ``.tar.jpg``); while objects with another suffix stood among the
+        newest, older ones are listed from the cursor, so ``n`` come back whenever ``n`` such
+        objects exist. The others are counted in ``stats.filtered``.
+        """
+        if suffix is not None:
+            return self._latest_with(
+                require_str(suffix, "suffix"), n, since, until, cursor, max_workers
+            )
+        return self._latest(n, since, until, cursor, max_workers)
+
+    def _latest_with(
+        self,
+        suffix: str,
+        n: int,
+        since: TimeInput | None,
+        until: TimeInput | None,
+        cursor: str | None,
+        max_workers: int,
+    ) -> Results[Obj]:
+        first = self._latest(n, since, until, cursor, max_workers)
+        split = self.layout.split
+
+        def items(stats: Stats) -> Iterator[Ordered]:
+            listing, wanted, asked = first, n, n
+            while True:
+                listed = 0
+                try:
+                    with listing:
+                        for obj in listing:
+                            listed += 1
+                            if split(obj["Key"])[1] != suffix:
+                                stats.filtered += 1
+                                continue
+                            wanted -= 1
+                            yield listing.position, obj  # type: ignore[misc]
+                finally:
+                    stats.calls += listing.stats.calls
+                    stats.read += listing.stats.read
+                    stats.skipped += listing.stats.skipped
+                if wanted <= 0 or listed < asked or listing.cursor is None:
+                    return  # enough, or nothing older
+                asked = wanted
+                listing = self._latest(asked, None, None, listing.cursor, max_workers)
+
+        return Results(items, first.cursor_at)
+
+    def _latest(
+        self,
+        n: int,
+        since: TimeInput | None,
+        until: TimeInput | None,
+        cursor: str | None,
+        max_workers: int,
+    ) -> Results[Obj]:
         newest = self.newest(n, since, until, cursor, max_workers)
         if newest.plan is not None:
             return self.run(newest.plan, max_workers=max_workers)
