@@ -33,7 +33,7 @@ from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
-from ulidkeys.planning.plans import Plan, resolve_window
+from ulidkeys.planning.plans import Plan, fixed_window, resolve_window
 from ulidkeys.planning.projection import partition_projection, window_predicate
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.prefixcover import END_OF_TIME_MS, human_span, resolution_table
@@ -592,9 +592,6 @@ def _hint_layout(bucket: Bucket, location: str, layout: KeyLayout) -> None:
         _report(f"hint: {line}")
 
 
-_NOW_A, _NOW_B = 1_000_000_000_000, 1_000_000_000_001
-
-
 def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) -> Plan[ListCall]:
     """``--slice I/N``: the plan of slice I (0-based) of N of the window, resumed at
     ``--cursor`` (one this slice's listing printed).
@@ -608,16 +605,7 @@ def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) ->
     index, count = int(index_text), int(count_text)
     if not 0 <= index < count:
         raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
-    for name in ("since", "until"):
-        value = getattr(args, name)
-        # a time relative to now reads differently at two nows (both far from the epoch, so
-        # '1h' is not refused for reaching back before 1970 instead)
-        if value is None or to_ms(value, name, now=_NOW_A) != to_ms(value, name, now=_NOW_B):
-            raise InvalidWindow(
-                f"--slice needs a fixed --{name} (ISO-8601 or epoch ms, not 'now' or a time "
-                "relative to it): every worker must cut the same window"
-            )
-    start, end = resolve_window(args.since, args.until)
+    start, end = fixed_window(args.since, args.until, "--slice", ("--since", "--until"))
     whole = plan_listing(layout, start, end, directory_bucket=directory)
     return whole.slice_plan(whole.slices(count)[index], args.cursor)
 

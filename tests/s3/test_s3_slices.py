@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import boto3
@@ -26,8 +27,8 @@ from s3support import (
     ulid_at,
 )
 
-from ulidkeys.errors import InvalidSlice, InvalidType, InvalidValue
-from ulidkeys.planning.plans import MAX_SLICES
+from ulidkeys.errors import InvalidSlice, InvalidType, InvalidValue, InvalidWindow
+from ulidkeys.planning.plans import MAX_SLICES, fixed_window
 from ulidkeys.s3 import Bucket, KeyLayout, Slice, plan_window
 
 HOUR = 3_600_000
@@ -217,3 +218,23 @@ def test_union_of_slices_equals_the_window_on_moto(
     union = [key for piece in pieces for key in keys_of(bucket.list_slice(piece))]
     assert len(union) == len(set(union))
     assert sorted(union) == sorted(whole)
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "end"),
+    [
+        ("1h", "2024-05-17T10:00:00Z", "since"),
+        ("2024-05-17T09:00:00Z", "now", "until"),
+        ("2024-05-17T09:00:00Z", None, "until"),
+        (timedelta(hours=1), 1_715_940_000_000, "since"),
+    ],
+)
+def test_a_window_cut_by_many_workers_needs_fixed_ends(
+    since: object, until: object, end: str
+) -> None:
+    with pytest.raises(InvalidWindow, match=f"slices needs a fixed {end} "):
+        fixed_window(since, until, "slices")  # type: ignore[arg-type]
+    assert fixed_window("2024-05-17T09:00:00Z", 1_715_940_000_000, "slices") == (
+        1_715_936_400_000,
+        1_715_940_000_000,
+    )

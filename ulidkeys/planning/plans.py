@@ -15,8 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
-from ulidkeys.errors import InvalidCursor, InvalidSlice, InvalidType, describe, require_count
-from ulidkeys.timeinput import TimeInput, format_ms
+from ulidkeys.errors import (
+    InvalidCursor,
+    InvalidSlice,
+    InvalidType,
+    InvalidWindow,
+    describe,
+    require_count,
+)
+from ulidkeys.timeinput import TimeInput, format_ms, to_ms
 from ulidkeys.timewindow import TimeWindow
 
 #: Where an item stands in the results: ``(id text, key text)``. Ids of one scheme are fixed
@@ -378,3 +385,26 @@ def resolve_window(
         return decoded.start_ms, decoded.end_ms
     window = TimeWindow(0 if since is None else since, until)
     return window.start_ms, window.end_ms
+
+
+#: Two "now"s far from the epoch: a time relative to now reads differently at each.
+_NOW_A, _NOW_B = 1_000_000_000_000, 1_000_000_000_001
+
+
+def fixed_window(
+    since: TimeInput | None,
+    until: TimeInput | None,
+    why: str,
+    names: tuple[str, str] = ("since", "until"),
+) -> tuple[int, int]:
+    """``[start, end)`` of a window whose ends are fixed times (ISO-8601, epoch ms, an aware
+    datetime), the same on every machine that reads them; InvalidWindow naming the end that is
+    missing or relative to now (``"now"``, ``"1h"``, a timedelta). ``why`` says who needs it,
+    ``names`` what the caller calls the two ends (the CLI: ``--since``, ``--until``)."""
+    for name, value in zip(names, (since, until), strict=True):
+        if value is None or to_ms(value, name, now=_NOW_A) != to_ms(value, name, now=_NOW_B):
+            raise InvalidWindow(
+                f"{why} needs a fixed {name} (ISO-8601 or epoch ms, not 'now' or a time "
+                "relative to it): every worker must cut the same window"
+            )
+    return resolve_window(since, until)
