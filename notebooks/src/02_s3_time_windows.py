@@ -49,13 +49,14 @@ print(key)
 print(layout.parse(key))
 
 # %% [markdown]
-# Fill the bucket with 1,500 uploads over 3 days (written straight into moto's backend,
-# which is much faster than 1,500 `put_object` calls).
+# Fill the bucket with 20,000 uploads over 20 days (written straight into moto's backend,
+# which is much faster than 20,000 `put_object` calls): big enough that a full listing costs
+# what it costs in real buckets, one call per 1,000 keys.
 
 # %%
 start = to_ms("2024-05-13T00:00:00Z")
 rng = random.Random(7)
-ids = [ULID.new(at=start + rng.randrange(3 * 86_400_000)) for _ in range(1_500)]
+ids = [ULID.new(at=start + rng.randrange(20 * 86_400_000)) for _ in range(20_000)]
 fill_bucket("photos", (layout.key_for(u) for u in ids))
 
 # %% [markdown]
@@ -110,9 +111,8 @@ print(f"shard 00: {len(shard0)} keys in the window, the Delimiter trick found {l
 #
 # Three ways to get a window: `list_window`; a full listing of the prefix filtered on the
 # client; and the Prefix + Delimiter trick on the same calls (`ulidkeys.baselines` has the
-# last two, counting what they cost). The full listing costs the same for every window: 2
-# calls for this toy bucket of 1,500 keys, but one call per 1,000 keys, so 100 for 100,000
-# (`benchmarks/s3_window.py`). `list_window` makes one chain per shard here and reads the
+# last two, counting what they cost). The full listing costs the same for every window: 20
+# calls for these 20,000 keys, one per 1,000 keys (100 for 100,000: `benchmarks/s3_window.py`). `list_window` makes one chain per shard here and reads the
 # window plus at most a page's overshoot per chain; the trick reads less because it loses keys.
 
 # %%
