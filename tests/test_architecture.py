@@ -90,7 +90,7 @@ INDEPENDENT: tuple[tuple[str, ...], ...] = (
     ("ulidkeys.aio.dynamodb", "ulidkeys.s3"),
 )
 # Only these may be imported inside a function (they are optional dependencies).
-OPTIONAL_PACKAGES = frozenset({"boto3", "botocore", "moto", "shtab"})
+OPTIONAL_PACKAGES = frozenset({"boto3", "botocore", "moto", "shtab", "pydantic_core"})
 # Never imported at module level by these layers: they must work without boto3.
 AWS_PACKAGES = frozenset({"boto3", "botocore"})
 AWS_FREE_LAYERS = frozenset({"core", "ids", "planning", FACADE})
@@ -811,7 +811,7 @@ def test_fake_function_imports_are_found(tmp_path: Path) -> None:
         "ulidkeys/s3/layout.py:14",
     ]
     assert "imports ulidkeys.s3.listing inside a function" in problems[0]
-    assert "only optional packages (boto3, botocore, moto, shtab)" in problems[1]
+    assert "only optional packages (boto3, botocore, moto, pydantic_core, shtab)" in problems[1]
     assert ("ulidkeys.s3.layout", "ulidkeys.errors") in edges(tree, RUNTIME)
 
 

@@ -71,7 +71,7 @@ class TimeWindow:
         if isinstance(item, int):
             ms = item
         else:
-            ms = (item if isinstance(item, ULID) else ULID.parse(item)).timestamp_ms
+            ms = (item if isinstance(item, ULID) else ULID.from_str(item)).timestamp_ms
         return self.start_ms <= ms < self.end_ms
 
     def bounds(self, prefix: str = "") -> tuple[str, str]:

@@ -18,7 +18,14 @@ from datetime import datetime
 from typing import Any, Final
 
 from ulidkeys import base32
-from ulidkeys.errors import InvalidType, InvalidULID, MonotonicOverflow, describe, require_int
+from ulidkeys.errors import (
+    InvalidTime,
+    InvalidType,
+    InvalidULID,
+    MonotonicOverflow,
+    describe,
+    require_int,
+)
 from ulidkeys.timeinput import TimeInput, check_ms, format_ms, ms_to_datetime, now_ms, to_ms
 
 #: The largest valid ULID (all 128 bits set).
@@ -111,11 +118,24 @@ class ULID:
     :meth:`from_bytes`, :meth:`from_int`, :meth:`from_uuid`, :meth:`min_for`, :meth:`max_for`.
     """
 
-    __slots__ = ("_str",)
+    __slots__ = ("_hash", "_str")
     _str: str
+    _hash: builtins.int
 
-    def __init__(self, text: str | ULID) -> None:
-        object.__setattr__(self, "_str", text._str if isinstance(text, ULID) else _canonical(text))
+    def __init__(self, value: str | builtins.bytes | ULID | None = None) -> None:
+        """``ULID()``: a fresh id, monotonic within the process (python-ulid's default: ids
+        of one millisecond increase by one, so they are guessable from a neighbour; keys the
+        library makes for uploads and items use :func:`new`, 80 fresh random bits each).
+        ``ULID(text)`` parses 26 characters; ``ULID(data)`` reads 16 bytes (python-ulid's)."""
+        if value is None:
+            text = _default_monotonic()
+        elif isinstance(value, ULID):
+            text = value._str
+        elif isinstance(value, (builtins.bytes, bytearray, memoryview)):
+            text = ULID.from_bytes(value)._str
+        else:
+            text = _canonical(value)
+        object.__setattr__(self, "_str", text)
 
     @classmethod
     def _trusted(cls, text: str) -> ULID:
@@ -133,9 +153,84 @@ class ULID:
         return cls._trusted(base32.encode_time(to_ms(at, "at")) + _next_tail())
 
     @classmethod
-    def parse(cls, text: str) -> ULID:
-        """Parse 26 characters of Crockford base32 (case-insensitive; stored uppercase)."""
-        return cls._trusted(_canonical(text))
+    def parse(cls, value: Any) -> ULID:
+        """A ULID from whatever holds one: 26 characters of Crockford base32 (case-insensitive;
+        stored uppercase), a UUID (``uuid.UUID`` or its 36 characters), 32 hex digits, 16
+        bytes, a ULID's int (37 digits, as today's have; any other int is a time in ms, as
+        python-ulid reads it), a float of seconds, a datetime, or an id object of another library (python-ulid,
+        uuid6, uuid_utils: read through ``.bytes``)."""
+        if isinstance(value, str):
+            if len(value) == 26:
+                return cls._trusted(_canonical(value))
+            if len(value) == 36:
+                return cls.from_uuid(_uuid_text(value))
+            if len(value) == 32:
+                return cls.from_hex(value)
+            return cls._trusted(_canonical(value))  # the error names the length
+        if isinstance(value, ULID):
+            return value
+        if isinstance(value, uuid.UUID):
+            return cls.from_uuid(value)
+        if isinstance(value, builtins.int) and not isinstance(value, bool):
+            if len(str(value)) == _INT_DIGITS:
+                return cls.from_int(value)
+            return cls.from_timestamp(value)
+        if isinstance(value, float):
+            return cls.from_timestamp(value)
+        if isinstance(value, datetime):
+            return cls.from_datetime(value)
+        if isinstance(value, (builtins.bytes, bytearray, memoryview)):
+            return cls.from_bytes(value)
+        data = getattr(value, "bytes", None)
+        if isinstance(data, builtins.bytes) and len(data) == 16:
+            return cls.from_bytes(data)  # python-ulid, uuid6, uuid_utils values
+        raise InvalidType(
+            f"{describe(value)} has type {type(value).__name__}; a ULID is parsed from str, "
+            "bytes, int, float, datetime, uuid.UUID or an id object holding 16 bytes"
+        )
+
+    @classmethod
+    def from_str(cls, string: str) -> ULID:
+        """python-ulid's name for parsing 26 characters (:meth:`parse` takes any form)."""
+        if not isinstance(string, str):
+            raise InvalidType(f"string={describe(string)} must be a str")
+        return cls._trusted(_canonical(string))
+
+    @classmethod
+    def from_hex(cls, value: str) -> ULID:
+        """The ULID of 32 hex digits (:attr:`hex`)."""
+        if not isinstance(value, str):
+            raise InvalidType(f"value={describe(value)} must be a str of 32 hex digits")
+        try:
+            data = builtins.bytes.fromhex(value)
+        except ValueError:
+            raise InvalidULID(
+                f"{describe(value)} is not a valid ULID: expected 32 hex digits"
+            ) from None
+        return cls.from_bytes(data)
+
+    @classmethod
+    def from_timestamp(cls, value: builtins.int | float) -> ULID:
+        """A fresh ULID of a time: an int is epoch milliseconds, a float epoch seconds (as
+        ``time.time()`` gives), python-ulid's reading of each."""
+        if isinstance(value, bool) or not isinstance(value, (builtins.int, float)):
+            raise InvalidType(f"value={describe(value)} must be an int (ms) or a float (seconds)")
+        ms = value if isinstance(value, builtins.int) else _seconds_to_ms(value)
+        return cls._trusted(base32.encode_time(to_ms(ms, "value")) + _next_tail())
+
+    @classmethod
+    def from_datetime(cls, value: datetime) -> ULID:
+        """A fresh ULID of an aware datetime (a naive one is refused: ulidkeys never guesses
+        the local timezone, where python-ulid would)."""
+        if not isinstance(value, datetime):
+            raise InvalidType(f"value={describe(value)} must be a datetime")
+        return cls._trusted(base32.encode_time(to_ms(value, "value")) + _next_tail())
+
+    @classmethod
+    def from_uuid7(cls, value: uuid.UUID) -> ULID:
+        """The ULID of a UUIDv7 made by :meth:`to_uuid7` (all 128 bits kept: the same time,
+        and the version/variant bits as part of the randomness)."""
+        return cls.from_uuid(value)
 
     @classmethod
     def from_bytes(cls, data: bytes | bytearray | memoryview) -> ULID:
@@ -223,6 +318,41 @@ class ULID:
         return base32.decode(self._str[:10])
 
     @property
+    def milliseconds(self) -> builtins.int:
+        """python-ulid's name for :attr:`timestamp_ms`."""
+        return base32.decode(self._str[:10])
+
+    @property
+    def timestamp(self) -> float:
+        """The Unix time in seconds (a float, as python-ulid gives it)."""
+        return base32.decode(self._str[:10]) / 1000
+
+    def to_uuid(self) -> _UUID:
+        """The same 128 bits as a ``uuid.UUID`` (python-ulid's name for :attr:`uuid`)."""
+        return uuid.UUID(int=base32.decode(self._str))
+
+    def to_uuid4(self) -> _UUID:
+        """A version-4 UUID of these bits (the version and variant bits overwritten: it does
+        not convert back)."""
+        return uuid.UUID(int=base32.decode(self._str), version=4)
+
+    def to_uuid7(self, *, compliant: bool = False) -> _UUID:
+        """The ULID as a UUIDv7, python-ulid's way: the same 48-bit time first; ``compliant``
+        sets the version and variant bits (6 random bits lost), else all 80 random bits are
+        kept and :meth:`from_uuid7` gives this ULID back."""
+        value = base32.decode(self._str)
+        if compliant:
+            random = value & _RANDOM_MASK
+            value = (
+                (value >> 80 << 80)
+                | (0x7 << 76)
+                | ((random >> 68) & 0xFFF) << 64
+                | (0b10 << 62)
+                | (random & ((1 << 62) - 1))
+            )
+        return uuid.UUID(int=value)
+
+    @property
     def datetime(self) -> datetime:
         """The time as an aware UTC datetime."""
         return ms_to_datetime(self.timestamp_ms)
@@ -255,30 +385,137 @@ class ULID:
         return (ULID, (self._str,))
 
     def __hash__(self) -> builtins.int:
-        return hash(self._str)
+        # the hash of the bytes, as python-ulid's: equal values of both libraries share a
+        # dict slot (comparing with str, int and bytes is exact, hashing can match only one).
+        # Computed once: the bytes cost a base-32 decode.
+        try:
+            return self._hash
+        except AttributeError:
+            value = hash(self.bytes)
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def _compare(self, other: object) -> builtins.int | None:
+        """-1, 0 or 1 as this ULID sorts before, equal to or after ``other``, compared the way
+        python-ulid compares: a ULID or an id object holding 16 bytes by value, a str by its
+        exact text, an int by value, bytes bytewise; None for anything else."""
+        mine: Any
+        theirs: Any
+        if isinstance(other, ULID):
+            mine, theirs = self._str, other._str
+        elif isinstance(other, str):
+            mine, theirs = self._str, other
+        elif isinstance(other, builtins.int) and not isinstance(other, bool):
+            mine, theirs = base32.decode(self._str), other
+        else:
+            data = other if isinstance(other, builtins.bytes) else getattr(other, "bytes", None)
+            if not isinstance(data, builtins.bytes) or (data is not other and len(data) != 16):
+                return None
+            mine, theirs = self.bytes, data
+        return builtins.int(mine > theirs) - builtins.int(mine < theirs)
 
     def __eq__(self, other: object) -> bool:
-        return self._str == other._str if isinstance(other, ULID) else NotImplemented
+        if isinstance(other, ULID):  # the common case, without the general path
+            return self._str == other._str
+        order = self._compare(other)
+        return NotImplemented if order is None else order == 0
 
     def __ne__(self, other: object) -> bool:
-        return self._str != other._str if isinstance(other, ULID) else NotImplemented
+        if isinstance(other, ULID):
+            return self._str != other._str
+        order = self._compare(other)
+        return NotImplemented if order is None else order != 0
 
-    def __lt__(self, other: ULID) -> bool:
-        return self._str < other._str if isinstance(other, ULID) else NotImplemented
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, ULID):
+            return self._str < other._str
+        order = self._compare(other)
+        return NotImplemented if order is None else order < 0
 
-    def __le__(self, other: ULID) -> bool:
-        return self._str <= other._str if isinstance(other, ULID) else NotImplemented
+    def __le__(self, other: object) -> bool:
+        if isinstance(other, ULID):
+            return self._str <= other._str
+        order = self._compare(other)
+        return NotImplemented if order is None else order <= 0
 
-    def __gt__(self, other: ULID) -> bool:
-        return self._str > other._str if isinstance(other, ULID) else NotImplemented
+    def __gt__(self, other: object) -> bool:
+        if isinstance(other, ULID):
+            return self._str > other._str
+        order = self._compare(other)
+        return NotImplemented if order is None else order > 0
 
-    def __ge__(self, other: ULID) -> bool:
-        return self._str >= other._str if isinstance(other, ULID) else NotImplemented
+    def __ge__(self, other: object) -> bool:
+        if isinstance(other, ULID):
+            return self._str >= other._str
+        order = self._compare(other)
+        return NotImplemented if order is None else order >= 0
+
+    # pydantic v2 -------------------------------------------------------------------------
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """A pydantic field of this type validates a ULID, its 26 characters, 16 bytes or its
+        int (as python-ulid's), and serializes to the text in JSON."""
+        from pydantic_core import core_schema  # pydantic is optional: only its users get here
+
+        return core_schema.no_info_wrap_validator_function(
+            cls._pydantic_validate,
+            core_schema.union_schema(
+                [
+                    core_schema.is_instance_schema(ULID),
+                    core_schema.no_info_plain_validator_function(ULID),
+                    core_schema.str_schema(
+                        pattern=rf"[0-7][{base32.ALPHABET}]{{25}}", min_length=26, max_length=26
+                    ),
+                    core_schema.bytes_schema(min_length=16, max_length=16),
+                ]
+            ),
+            serialization=core_schema.to_string_ser_schema(when_used="json-unless-none"),
+        )
+
+    @classmethod
+    def _pydantic_validate(cls, value: Any, handler: Any) -> Any:
+        from pydantic_core import PydanticCustomError
+
+        try:
+            if isinstance(value, builtins.int) and not isinstance(value, bool):
+                ulid = cls.from_int(value)
+            elif isinstance(value, str):
+                ulid = cls.from_str(value)
+            elif isinstance(value, ULID):
+                ulid = value
+            else:
+                ulid = cls.parse(value)
+        except (ValueError, TypeError) as error:
+            raise PydanticCustomError(
+                "ulid_format", "Unrecognized format: {error}", {"error": str(error)}
+            ) from error
+        return handler(ulid)
 
 
 # The slot's own setter: about twice as fast as object.__setattr__ on the hot path.
 _set_text = ULID.__dict__["_str"].__set__
 _new_instance = object.__new__
+
+
+_UUID = uuid.UUID  # inside ULID, ``uuid`` names the property
+
+#: Decimal digits of an int that ``parse`` reads as a ULID value (python-ulid's rule: the
+#: length of today's ULIDs as ints); any other int is a time in milliseconds.
+_INT_DIGITS = 37
+_RANDOM_MASK = (1 << 80) - 1
+
+
+def _seconds_to_ms(seconds: float) -> builtins.int:
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise InvalidTime(f"value={seconds!r} is not a time in seconds")
+    return builtins.int(seconds * 1000)
+
+
+def _uuid_text(text: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise InvalidULID(f"{describe(text)} is not a valid ULID or UUID") from None
 
 
 def _canonical(text: object) -> str:

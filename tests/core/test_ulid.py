@@ -97,9 +97,11 @@ def test_value_semantics() -> None:
     assert {u: 1}[ULID(str(u))] == 1
     with pytest.raises(AttributeError):
         u._str = "x"  # type: ignore[misc]
-    assert (u == str(u)) is False
+    # python-ulid's comparisons (issue 26): with its text, int and bytes; not with other types
+    assert u == str(u) and u == int(u) and u == bytes(u) and u != str(u).lower()
+    assert u < ULID.max_for(u.timestamp_ms + 1) and not u < str(u)
     with pytest.raises(TypeError):
-        _ = u < str(u)  # type: ignore[operator]
+        _ = u < 1.5  # type: ignore[operator]
 
 
 def test_new_accepts_every_time_input() -> None:
@@ -166,8 +168,10 @@ def test_int_out_of_range(value: int) -> None:
 @pytest.mark.parametrize(
     ("call", "arg"),
     [
-        (ULID.parse, 12345),
-        (ULID.parse, b"01HX5Q3T8R6K2M9N4P7W1Y3ZBC"),
+        # the strict text parser (ULID.parse reads ints and bytes too, as python-ulid's does)
+        (ULID.from_str, 12345),
+        (ULID.from_str, b"01HX5Q3T8R6K2M9N4P7W1Y3ZBC"),
+        (ULID.parse, 1.5j),
         (ULID.from_int, True),
         (ULID.from_int, "1"),
         (ULID.from_bytes, "x" * 16),

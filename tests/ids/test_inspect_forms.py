@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 import uuid
 
+import bson
+import ksuid
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typeid import TypeID
 from ulid import ULID as PythonULID
 
+import ulidkeys
 from ulidkeys.cli import main
 from ulidkeys.errors import InvalidId
 from ulidkeys.ids import UUID7, inspect
@@ -73,3 +77,17 @@ def test_json_forms_are_strings_so_every_digit_survives(capsys: pytest.CaptureFi
     found = json.loads(capsys.readouterr().out)
     assert found["forms"]["int"] == str((1 << 128) - 1)
     assert found["forms"]["uuid"] == "ffffffff-ffff-ffff-ffff-ffffffffffff"
+
+
+def test_id_objects_of_other_libraries_are_inspected_like_their_text() -> None:
+    for value, scheme in [
+        (PythonULID(), "ulid"),
+        (ulidkeys.ULID(), "ulid"),
+        (uuid.UUID("018f85c7-9280-7eee-a90f-8b2e51f3b6ea"), "uuid7"),
+        (uuid.uuid4(), "uuid4"),
+        (bson.ObjectId(), "objectid"),
+        (ksuid.Ksuid(), "ksuid"),
+        (TypeID(prefix="user"), "typeid:user"),
+    ]:
+        assert inspect(value).scheme == scheme  # type: ignore[arg-type]
+        assert inspect(value) == inspect(str(value))  # type: ignore[arg-type]

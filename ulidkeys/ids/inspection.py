@@ -152,7 +152,7 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     scheme's reason.
     """
     if not isinstance(text, str):
-        raise InvalidType(f"{describe(text)} must be the text of an id, not {type(text).__name__}")
+        text = _text_of_object(text)
     text = text.strip()  # as pasted from a log or a console: the spaces are not the id's
     if scheme is not None:
         fields, chosen = _scheme_named(scheme, text)
@@ -171,6 +171,25 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     first, *rest = found
     return dataclasses.replace(
         first, alternatives=tuple(rest), notes=(*_timestamp_notes(text), *_near_misses(text))
+    )
+
+
+#: Libraries whose id objects print as their id's canonical text (``str(obj)``): python-ulid,
+#: the standard ``uuid`` and its kin, bson's ObjectId, svix-ksuid, typeid-python, and ours.
+_ID_LIBRARIES = frozenset(
+    {"ulid", "uuid", "uuid6", "uuid_utils", "bson", "ksuid", "typeid", "ulidkeys"}
+)
+
+
+def _text_of_object(value: object) -> str:
+    """The text of an id object of a library we know (read by its public ``str()``), so
+    ``inspect(obj)`` names its scheme as it does for the text."""
+    library = type(value).__module__.partition(".")[0]
+    if library in _ID_LIBRARIES:
+        return str(value)
+    raise InvalidType(
+        f"{describe(value)} must be the text of an id (or an id object of python-ulid, uuid, "
+        f"uuid6, uuid_utils, bson, svix-ksuid or typeid-python), not {type(value).__name__}"
     )
 
 

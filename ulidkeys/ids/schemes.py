@@ -192,7 +192,7 @@ class UlidScheme(IntCodedScheme):
     _error = InvalidULID
 
     def _decode(self, text: str) -> int:
-        return int(ULID.parse(text))
+        return int(ULID.from_str(text))
 
     def _encode(self, value: int) -> str:
         return base32.encode_ulid(value)

@@ -98,7 +98,7 @@ class KeyParts:
     @property
     def ulid(self) -> ULID:
         """The id as a :class:`~ulidkeys.ULID` (layouts of the default scheme only)."""
-        return ULID.parse(self.id)
+        return ULID.from_str(self.id)
 
 
 @dataclass(frozen=True)
