@@ -157,8 +157,8 @@ class ULID:
         """A ULID from whatever holds one: 26 characters of Crockford base32 (case-insensitive;
         stored uppercase), a UUID (``uuid.UUID`` or its 36 characters), 32 hex digits, 16
         bytes, a ULID's int (37 digits, as today's have; any other int is a time in ms, as
-        python-ulid reads it), a float of seconds, a datetime, or an id object of another library (python-ulid,
-        uuid6, uuid_utils: read through ``.bytes``)."""
+        python-ulid reads it), a float of seconds, a datetime, or an id object of another
+        library (python-ulid, uuid6, uuid_utils: read through ``.bytes``)."""
         if isinstance(value, str):
             if len(value) == 26:
                 return cls._trusted(_canonical(value))
