@@ -18,7 +18,8 @@ from ulidkeys.dynamodb import Entity
 from ulidkeys.ids import KSUID, OBJECT_ID, UUID7
 from ulidkeys.s3 import KeyLayout
 
-THEIRS = PythonULID()
+#: A fixed value: the parametrized test ids must be the same on every pytest-xdist worker.
+THEIRS = PythonULID.from_str("01HY2WF4M0XKQ6J3WB5S8Z7DQA")
 
 
 @pytest.mark.parametrize(
