@@ -72,6 +72,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ulidkeys.cli",
             "ulidkeys.config",
             "ulidkeys.hints",
+            "ulidkeys.pydantic",
             "ulidkeys.demo",
             "ulidkeys.progress",
             "ulidkeys.baselines",

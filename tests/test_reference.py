@@ -19,7 +19,14 @@ import pytest
 import ulidkeys
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLIC = ("ulidkeys", "ulidkeys.s3", "ulidkeys.dynamodb", "ulidkeys.ids", "ulidkeys.aio")
+PUBLIC = (
+    "ulidkeys",
+    "ulidkeys.s3",
+    "ulidkeys.dynamodb",
+    "ulidkeys.ids",
+    "ulidkeys.aio",
+    "ulidkeys.pydantic",
+)
 #: Modules documented whole, without an ``__all__``: every public name they define.
 WHOLE = ("ulidkeys.errors", "ulidkeys.config")
 
