@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 
 import bson
 import pydantic
@@ -49,7 +48,7 @@ def test_canonical_text_in_and_out() -> None:
     [
         ("id", "01HX5Q3T8R6K2M9N4P7W1Y3ZBU", "not a ulid id"),
         ("id", "8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "not a ulid id"),
-        ("trace", str(uuid.uuid4()), "not a uuid7 id"),
+        ("trace", "2253b23b-a9c8-448e-b317-242db95d64a5", "not a uuid7 id"),  # a v4
         ("owner", 5, "not a objectid id"),
     ],
 )
