@@ -172,7 +172,7 @@ class ULID:
         if isinstance(value, uuid.UUID):
             return cls.from_uuid(value)
         if isinstance(value, builtins.int) and not isinstance(value, bool):
-            if len(str(value)) == _INT_DIGITS:
+            if _INT_LOW <= value < _INT_LOW * 10:  # 37 digits, without str() of a huge int
                 return cls.from_int(value)
             return cls.from_timestamp(value)
         if isinstance(value, float):
@@ -502,6 +502,7 @@ _UUID = uuid.UUID  # inside ULID, ``uuid`` names the property
 #: Decimal digits of an int that ``parse`` reads as a ULID value (python-ulid's rule: the
 #: length of today's ULIDs as ints); any other int is a time in milliseconds.
 _INT_DIGITS = 37
+_INT_LOW = 10 ** (_INT_DIGITS - 1)
 _RANDOM_MASK = (1 << 80) - 1
 
 
