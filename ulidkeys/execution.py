@@ -207,7 +207,7 @@ def run(
 ) -> Results[Any]:
     """Run a plan: its chains concurrently (at most ``max_workers`` requests in flight).
 
-    ``split`` lists each ordered chain of a plan that has a ``slicer`` as concurrent time
+    ``split`` lists each ordered chain of a plan whose strategy is ``splittable`` as concurrent time
     slices once its first page shows more than a few pages to go (not with a ``limit``).
     """
     check_workers(max_workers)

@@ -180,7 +180,7 @@ class ChainState(Generic[CallT]):
                 stats.skipped += 1
         self._previous = previous
         self.read += page.read
-        locate = plan.locate
+        locate = plan.strategy.locate
         for key, _item in page.entries[: -_TIME_PROBE - 1 : -1]:
             found = locate(key)
             if found is not None:
@@ -267,7 +267,7 @@ class Slicing(Generic[CallT]):
 
     Each chain starts as one slice. Its first page tells the key density; while requests in
     flight are fewer than ``max_workers``, the slice with the most pages left has its tail cut
-    into new slices (``plan.slicer``: StartAfter just below the first key of the cut's
+    into new slices (``plan.strategy.slice_call``: StartAfter just below the first key of the cut's
     millisecond), which list concurrently. Every slice answers for its own ids only, so keys
     next to an edge are given once; :meth:`take` hands a chain's items back in order.
     """
@@ -335,8 +335,8 @@ class Slicing(Generic[CallT]):
         """Cut the tail of the slice with the most pages left (of the ``allowed`` ones) into as
         many slices as there are idle workers (each of at least MIN_SLICE_PAGES pages); False
         if none is worth it."""
-        slicer = self.plan.slicer
-        if slicer is None:
+        strategy = self.plan.strategy
+        if not strategy.splittable:
             return False
         best: tuple[float, int, TimeSlice[CallT]] | None = None
         for index, chain in enumerate(self.chains):
@@ -362,7 +362,7 @@ class Slicing(Generic[CallT]):
         for lo, hi in pairwise(edges):
             if lo <= piece.last_ms or lo >= hi:
                 continue
-            call = slicer(piece.state.call, lo, hi)
+            call = strategy.slice_call(piece.state.call, lo, hi)
             if call is not None:
                 new.append(TimeSlice(ChainState(self.plan, call, self.stats), lo, hi))
         if not new:
@@ -372,9 +372,9 @@ class Slicing(Generic[CallT]):
         if first_id is None:
             return False
         piece.state.narrow(first_id)
-        trimmer = self.plan.trimmer
-        if trimmer is not None:  # its next pages end at the cut (a page in flight may not)
-            piece.state.call = trimmer(piece.state.call, first_id)
+        # its next pages end at the cut where the service can narrow a chain (a page in flight
+        # may not end there; S3's chains are ended by the executor at the first id past it)
+        piece.state.call = strategy.trim_call(piece.state.call, first_id)
         piece.hi_ms = new[0].lo_ms
         for before, after in pairwise(new):
             before.hi_ms = after.lo_ms
@@ -522,7 +522,7 @@ class Schedule(Generic[CallT]):
         self.max_workers = max_workers
         self.read_ahead = plan.limit is None and page_budget is None
         # time slices need nothing the caller could stop early for (a limit, a page budget)
-        self.split = split and self.read_ahead and max_workers > 1 and plan.slicer is not None
+        self.split = split and self.read_ahead and max_workers > 1 and plan.strategy.splittable
         self.yielded = 0
         self._ahead = 0 if plan.limit is not None else max_workers
         self._started: deque[tuple[int, Any]] = deque()

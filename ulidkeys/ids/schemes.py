@@ -179,6 +179,14 @@ class IntCodedScheme:
     def __repr__(self) -> str:
         return f"<id scheme {self.name}>"
 
+    # Schemes are values: one pickled for a worker and read back equals the original, so the
+    # layouts, entities and plans holding it compare equal too.
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.name))
+
 
 _RANDOM_80 = (1 << 80) - 1
 

@@ -224,6 +224,14 @@ class Entity:
             )
         return found
 
+    # An entity is a value: two declared alike (or one pickled and read back) are equal, so
+    # the plans made from them compare equal.
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.table))
+
     def __repr__(self) -> str:
         order = ", newest-first keys" if self.newest_first_keys else ""
         return f"Entity({self.name}: {self.table.pk}/{self.table.sk}, {self.scheme.name}{order})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ulidkeys.errors import (
     InvalidKeyPart,
@@ -168,6 +168,14 @@ class KeyLayout:
         sample += self.scheme.min_for(max(self.scheme.min_ms, 0))
         check_key(sample + self.suffix, "layout key (prefix + ... + suffix)", InvalidLayout)
         check_key(sample + "." + "x" * 32, "layout key with an extension", InvalidLayout)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its declaration (for a worker: a Dask task, a process pool); the readers
+        # cached above are made again on arrival.
+        return (
+            KeyLayout,
+            (self.prefix, self.shards, self.period, self.suffix, self.scheme, self.newest_first),
+        )
 
     # --- key parts ----------------------------------------------------------------------
     def shard_of(self, id_text: str) -> int | None:

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
-from ulidkeys.errors import InvalidCursor, InvalidKeyPart, InvalidValue, describe, require_count
+from ulidkeys.errors import (
+    InvalidCursor,
+    InvalidKeyPart,
+    InvalidSlice,
+    InvalidValue,
+    describe,
+    require_count,
+)
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.partitions import DAY_MS, Period
@@ -153,16 +159,6 @@ def resume_position(
             )
         return position
     return None if after is None else key_position(layout, after)
-
-
-def _locator(layout: KeyLayout) -> Any:
-    split = layout.split
-
-    def locate(key: str) -> Located | None:
-        id_text, _suffix, ms, reason = split(key)
-        return None if reason is not None else Located(id_text, ms, key)
-
-    return locate
 
 
 def _ordered_call(
@@ -341,38 +337,62 @@ def plan_window(
                 groups.append(chains)
     _check_calls(sum(len(group) for group in groups))
     kind = "directory bucket" if directory_bucket else "general-purpose bucket"
-
-    def replan(start: int, end: int, cursor: str | None) -> Plan[ListCall]:
-        """The same listing over another window (a slice of this one)."""
-        return plan_window(
-            layout,
-            start,
-            end,
-            cursor=cursor,
-            directory_bucket=directory_bucket,
-            max_keys=max_keys,
-            newest_first=newest_first,
-            title=title,
-            expected_keys=expected_keys,
-        )
-
     return Plan(
         groups=tuple(groups),
         start_ms=start_ms,
         end_ms=end_ms,
-        locate=_locator(layout),
+        strategy=LayoutListing(
+            layout, position, directory_bucket, max_keys, newest_first, title, expected_keys
+        ),
         scope=layout_scope(layout),
         title=title or f"{layout} ({kind})",
         newest_first=newest_first,
         limit=limit,
         after=position,
         before=before,
-        # newest-first layouts hold inverted times in their keys: not cut in time slices
-        slicer=None
-        if directory_bucket or layout.newest_first
-        else partial(slice_call, layout, position),
-        replan=replan,
     )
+
+
+@dataclass(frozen=True)
+class LayoutListing:
+    """The strategy of a window listing of one layout (:class:`~ulidkeys.planning.plans.Plan`):
+    the layout and the listing's options, so a slice of the window is planned the same way."""
+
+    layout: KeyLayout
+    after: Position | None = None
+    directory_bucket: bool = False
+    max_keys: int = MAX_KEYS
+    newest_first: bool = False
+    title: str | None = None
+    expected_keys: int | None = None
+
+    @property
+    def splittable(self) -> bool:
+        # directory buckets list unordered; newest-first layouts hold inverted times in keys
+        return not self.directory_bucket and not self.layout.newest_first
+
+    def locate(self, key: str) -> Located | None:
+        id_text, _suffix, ms, reason = self.layout.split(key)
+        return None if reason is not None else Located(id_text, ms, key)
+
+    def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
+        return slice_call(self.layout, self.after, call, lo_ms, hi_ms)
+
+    def trim_call(self, call: ListCall, below_id: str) -> ListCall:
+        return call  # a continuation token cannot be narrowed: the executor ends the chain
+
+    def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[ListCall]:
+        return plan_window(
+            self.layout,
+            start_ms,
+            end_ms,
+            cursor=cursor,
+            directory_bucket=self.directory_bucket,
+            max_keys=self.max_keys,
+            newest_first=self.newest_first,
+            title=self.title,
+            expected_keys=self.expected_keys,
+        )
 
 
 # --- period folders that hold data -----------------------------------------------------------
@@ -414,21 +434,40 @@ def plan_folders(
                 # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the character
                 # after "/".
                 calls.append(ListCall(prefix, first[:-1], last[:-1] + "0", delimiter="/"))
-    bases = {layout.prefix + layout.shard_folder(shard) for shard in layout.shard_numbers()}
-
-    def locate(prefix: str) -> Located | None:
-        for base in bases:
-            if prefix.startswith(base) and prefix.endswith("/"):
-                ms = level.parse_folder(prefix[len(base) :])
-                if ms is not None:
-                    return Located(f"{ms:016d}", ms, prefix)
-        return None
-
     return Plan(
         groups=(tuple(calls),) if calls else (),
         start_ms=level.floor(start) if start < end else start_ms,
         end_ms=end,
-        locate=locate,
+        strategy=FolderListing(layout, level),
         scope=layout_scope(layout),
         title=f"{layout}: {level} folders",
     )
+
+
+@dataclass(frozen=True)
+class FolderListing:
+    """The strategy of a folder listing (:func:`plan_folders`): each result is a common prefix
+    ending in a ``level`` folder, positioned by the folder's start time."""
+
+    layout: KeyLayout
+    level: Period
+    splittable = False
+
+    def locate(self, prefix: str) -> Located | None:
+        layout = self.layout
+        for shard in layout.shard_numbers():
+            base = layout.prefix + layout.shard_folder(shard)
+            if prefix.startswith(base) and prefix.endswith("/"):
+                ms = self.level.parse_folder(prefix[len(base) :])
+                if ms is not None:
+                    return Located(f"{ms:016d}", ms, prefix)
+        return None
+
+    def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
+        raise InvalidSlice("a folder listing is not cut in time slices")
+
+    def trim_call(self, call: ListCall, below_id: str) -> ListCall:
+        return call
+
+    def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[ListCall]:
+        raise InvalidSlice("a folder listing cannot be sliced; slice the window's listing")

@@ -81,39 +81,77 @@ class Located(NamedTuple):
     key: str
 
 
+class Strategy(Protocol):
+    """How one service reads the keys of its plans and re-plans them: plain data (a layout or
+    an entity and the listing's options) with methods, so a plan holds no closure and can be
+    printed, compared and pickled whole. One per kind of listing: S3 windows and folders
+    (``planning.listings``), DynamoDB queries (``planning.queries``)."""
+
+    @property
+    def splittable(self) -> bool:
+        """Whether the executor may cut this plan's chains into time slices
+        (:meth:`slice_call`)."""
+        ...
+
+    def locate(self, key: Any) -> Located | None:
+        """The id, time and key text of a returned key (None: it does not fit)."""
+        ...
+
+    def slice_call(self, call: Any, lo_ms: int, hi_ms: int) -> Any:
+        """The call listing ``call``'s keys of ``[lo_ms, hi_ms)`` only, past the plan's
+        ``after`` (None when nothing can be there); only asked when :attr:`splittable`."""
+        ...
+
+    def trim_call(self, call: Any, below_id: str) -> Any:
+        """The same chain with its next pages stopping below ``below_id`` (DynamoDB's
+        BETWEEN), or ``call`` itself when the service cannot narrow a chain (S3's continuation
+        token): the executor then ends a cut chain itself at the first id past the cut."""
+        ...
+
+    def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[Any]:
+        """The same listing's plan for another window (a slice of this one), resumed just
+        past ``cursor`` if given."""
+        ...
+
+
 @dataclass(frozen=True)
 class Plan(Generic[CallT]):
     """The call chains answering one window, and the test applied to every key they return.
 
-    ``locate`` reads a key (``None`` when it does not fit); the plan keeps the keys whose
-    time is in ``[start_ms, end_ms)`` and, with ``after``, only those past that position in
-    result order (with ``before``, only those below it: the slices of a newest-first walk).
-    ``scope`` names what is listed (layout or entity, fields), so a cursor is refused by any
-    other listing. ``slicer(call, lo_ms, hi_ms)`` (None: chains are not split) makes the call
-    that lists a chain's keys of ``[lo_ms, hi_ms)`` only, with the plan's ``after``: the
-    executor uses it to list one chain as concurrent time slices; ``trimmer(call, below_id)``
-    (None: the executor ends a cut chain itself at the first id at or past ``below_id``) makes
-    the same chain's next pages stop below that id, so a cut reads nothing past it (DynamoDB's
-    BETWEEN; S3's continuation token cannot be narrowed). ``replan`` (set by the
-    planners) makes the same listing's plan for another window, optionally resumed at a
-    cursor: what :meth:`slice_plan` runs one of a window's :meth:`slices` with.
+    ``strategy`` reads a key (:meth:`Strategy.locate`; ``None`` when it does not fit); the
+    plan keeps the keys whose time is in ``[start_ms, end_ms)`` and, with ``after``, only those
+    past that position in result order (with ``before``, only those below it: the slices of a
+    newest-first walk). ``scope`` names what is listed (layout or entity, fields), so a cursor
+    is refused by any other listing. The strategy also cuts a chain into time slices for the
+    executor (:meth:`Strategy.slice_call`) and makes the same listing's plan for another window
+    (:meth:`Strategy.replan`): what :meth:`slice_plan` runs one of a window's :meth:`slices`
+    with. Everything is data: plans made from the same inputs compare equal.
     """
 
     groups: tuple[tuple[CallT, ...], ...]
     start_ms: int
     end_ms: int
-    locate: Callable[[Any], Located | None] = field(repr=False, compare=False)
+    strategy: Strategy
     scope: str
     title: str
     newest_first: bool = False
     limit: int | None = None
     after: Position | None = None
     before: Position | None = None
-    slicer: Callable[[Any, int, int], Any] | None = field(default=None, repr=False, compare=False)
-    trimmer: Callable[[Any, str], Any] | None = field(default=None, repr=False, compare=False)
-    replan: Callable[[int, int, str | None], Plan[CallT]] | None = field(
-        default=None, repr=False, compare=False
-    )
+    # the strategy's locate, bound once: judge() runs for every key a listing reads
+    _locate: Callable[[Any], Located | None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_locate", self.strategy.locate)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_locate"]  # made again from the strategy
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_locate", self.strategy.locate)
 
     @property
     def calls(self) -> tuple[CallT, ...]:
@@ -126,7 +164,7 @@ class Plan(Generic[CallT]):
 
     def judge(self, key: Any) -> Position | str:
         """The position of a key in the answer, else SKIP or OUTSIDE."""
-        found = self.locate(key)
+        found = self._locate(key)
         if found is None:
             return SKIP
         if not self.start_ms <= found.ms < self.end_ms:
@@ -190,9 +228,7 @@ class Plan(Generic[CallT]):
                 f"({format_ms(self.start_ms)} .. {format_ms(self.end_ms)}); plan the slice's "
                 "own window with the same layout or entity"
             )
-        if self.replan is None:
-            raise InvalidSlice(f"this plan ({self.title}) was made by hand and cannot re-plan")
-        return self.replan(piece.start_ms, piece.end_ms, cursor)
+        return self.strategy.replan(piece.start_ms, piece.end_ms, cursor)
 
 
 _SLICE_MARK = "ulidkeys_slice"

@@ -7,8 +7,8 @@ of one group (shards) are merged by position by the shared executor.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ulidkeys.errors import (
@@ -94,32 +94,6 @@ def _show(value: Any) -> str:
     return str(value) if isinstance(value, int) else show_key(value)
 
 
-def _locator(entity: Entity, schema: KeySchema) -> Any:
-    """The plan's reading of a returned sort key: the id, its time, the key as text."""
-    match, timestamp, sort_key_text = (
-        schema.sk.match,
-        entity.key_time if entity.newest_first_keys else entity.scheme.timestamp_ms,
-        entity.sort_key_text,
-    )
-    id_field = entity.id_field
-
-    def locate(value: Any) -> Located | None:
-        text = (
-            value
-            if value.__class__ is str and not schema.numeric_sk
-            else sort_key_text(schema, value)
-        )
-        if text is None:
-            return None
-        found = match(text)
-        if found is None:
-            return None
-        id_text = found[id_field]
-        return Located(id_text, timestamp(id_text), text)
-
-    return locate
-
-
 def _successor(text: str) -> str:
     """The smallest text above every text that starts with ``text`` (never empty)."""
     return text[:-1] + chr(ord(text[-1]) + 1)
@@ -147,12 +121,6 @@ def plan_query(
     """
     require_count(limit, "limit", 0, optional=True)
 
-    def replan(start: int, end: int, resume: str | None) -> Plan[QueryCall]:
-        """The same query over another window (a slice of this one)."""
-        return plan_query(
-            entity, start, end, newest_first=asked, index=index, cursor=resume, fields=fields
-        )
-
     asked = later_buckets_first = newest_first
     newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
     if after is not None and cursor is not None:
@@ -176,17 +144,11 @@ def plan_query(
         if newest_first and position[1] == PAST_ALL_KEYS:
             position = (position[0], "")  # a bare id: below every key of that id
     scheme = entity.scheme
-    numeric = schema.numeric_sk
-
-    ceiling = id_ceiling(scheme)
-    top = scheme.to_int(scheme.max_for(scheme.max_ms)) + 1 if numeric else None
-
-    def bound(id_text: str) -> Any:
-        """The sort key bound of an id-space bound (the ceiling: above every id)."""
-        if not numeric:
-            return prefix + id_text
-        return top if id_text == ceiling else scheme.to_int(id_text)
-
+    # Ascending keys in ascending order can be cut in time slices (BETWEEN sub-ranges);
+    # newest first, or keys that run backwards in time, are read in one chain.
+    splittable = not newest_first and not entity.newest_first_keys
+    strategy = EntityQuery(entity, index, tuple(fields.items()), asked, prefix, splittable)
+    bound = strategy.bound
     lo, hi = (bound(i) for i in id_range(scheme, *entity.key_window(start_ms, end_ms)))
     if position is not None:
         lo, hi = _past(position, lo, hi, newest_first, schema, entity, prefix)
@@ -208,22 +170,6 @@ def plan_query(
                     (max(first, start_ms), min(following, end_ms)),
                 )
             )
-    # Ascending keys in ascending order can be cut in time slices (BETWEEN sub-ranges);
-    # newest first, or keys that run backwards in time, are read in one chain.
-    splittable = not newest_first and not entity.newest_first_keys
-
-    def slice_call(call: QueryCall, lo_ms: int, hi_ms: int) -> QueryCall | None:
-        """The call restricted to the ids of ``[lo_ms, hi_ms)`` (None when that is empty)."""
-        lo_id, hi_id = id_range(scheme, lo_ms, hi_ms)
-        part_lo, part_hi = max(call.lo, bound(lo_id)), min(call.hi, bound(hi_id))
-        if part_lo >= part_hi:
-            return None
-        return replace(call, lo=part_lo, hi=part_hi, span=(lo_ms, hi_ms), owns=(lo_id, hi_id))
-
-    def trim_call(call: QueryCall, below_id: str) -> QueryCall:
-        """The call ending below the id ``below_id`` (its next page stops at the slice cut)."""
-        return replace(call, hi=min(call.hi, bound(below_id)))
-
     shards: list[str | None] = [values.get(SHARD)]
     if SHARD in schema.pk.fields and SHARD not in values:
         assert entity.shards is not None
@@ -268,17 +214,98 @@ def plan_query(
         groups=tuple(groups),
         start_ms=start_ms,
         end_ms=end_ms,
-        locate=_locator(entity, schema),
+        strategy=strategy,
         scope=scope,
         title=f"{entity.name} ({schema.label}"
         + (", newest-first keys)" if entity.newest_first_keys else ")"),
         newest_first=newest_first,
         limit=limit,
         after=position,
-        slicer=slice_call if splittable else None,
-        trimmer=trim_call if splittable else None,
-        replan=replan,
     )
+
+
+@dataclass(frozen=True)
+class EntityQuery:
+    """The strategy of a query plan (:func:`plan_query`): the entity, index and key fields
+    queried, the order asked, and the sort key text before the id."""
+
+    entity: Entity
+    index: str | None
+    fields: tuple[tuple[str, object], ...]
+    newest_first: bool  # as asked (the plan's own order is that of the keys)
+    prefix: str
+    splittable: bool = False
+    # read from the entity once: locate() runs for every item a query returns
+    _schema: KeySchema = field(init=False, repr=False, compare=False)
+    _timestamp: Callable[[str], int] = field(init=False, repr=False, compare=False)
+    _match: Callable[[str], Any] = field(init=False, repr=False, compare=False)
+    _text_only: bool = field(init=False, repr=False, compare=False)
+    _id_field: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        entity = self.entity
+        schema = entity.schema(self.index)
+        object.__setattr__(self, "_schema", schema)
+        object.__setattr__(self, "_match", schema.sk.match)
+        object.__setattr__(self, "_text_only", not schema.numeric_sk)
+        object.__setattr__(self, "_id_field", entity.id_field)
+        timestamp = entity.key_time if entity.newest_first_keys else entity.scheme.timestamp_ms
+        object.__setattr__(self, "_timestamp", timestamp)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__post_init__()
+
+    def bound(self, id_text: str) -> Any:
+        """The sort key bound of an id-space bound (the ceiling: above every id)."""
+        if not self._schema.numeric_sk:
+            return self.prefix + id_text
+        scheme = self.entity.scheme
+        if id_text == id_ceiling(scheme):
+            return scheme.to_int(scheme.max_for(scheme.max_ms)) + 1
+        return scheme.to_int(id_text)
+
+    def locate(self, value: Any) -> Located | None:
+        """The plan's reading of a returned sort key: the id, its time, the key as text."""
+        text = (
+            value
+            if value.__class__ is str and self._text_only
+            else self.entity.sort_key_text(self._schema, value)
+        )
+        if text is None:
+            return None
+        found = self._match(text)
+        if found is None:
+            return None
+        id_text = found[self._id_field]
+        return Located(id_text, self._timestamp(id_text), text)
+
+    def slice_call(self, call: QueryCall, lo_ms: int, hi_ms: int) -> QueryCall | None:
+        """The call restricted to the ids of ``[lo_ms, hi_ms)`` (None when that is empty)."""
+        lo_id, hi_id = id_range(self.entity.scheme, lo_ms, hi_ms)
+        part_lo, part_hi = max(call.lo, self.bound(lo_id)), min(call.hi, self.bound(hi_id))
+        if part_lo >= part_hi:
+            return None
+        return replace(call, lo=part_lo, hi=part_hi, span=(lo_ms, hi_ms), owns=(lo_id, hi_id))
+
+    def trim_call(self, call: QueryCall, below_id: str) -> QueryCall:
+        """The call ending below the id ``below_id`` (its next page stops at the slice cut)."""
+        return replace(call, hi=min(call.hi, self.bound(below_id)))
+
+    def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[QueryCall]:
+        """The same query over another window (a slice of this one)."""
+        return plan_query(
+            self.entity,
+            start_ms,
+            end_ms,
+            newest_first=self.newest_first,
+            index=self.index,
+            cursor=cursor,
+            fields=dict(self.fields),
+        )
 
 
 def plan_window(
