@@ -133,7 +133,7 @@ def _tour_dynamodb(boto3: Any) -> None:
     print("  (wrote 5,000 posts over 3 days with the retrying batch writer)")
 
     _section("6. DynamoDB: the posts of one hour - nothing read and thrown away")
-    print("  " + table.plan(*HOUR, org="acme").explain().replace("\n", "\n  "))
+    print("  " + table.plan_window(*HOUR, org="acme").explain().replace("\n", "\n  "))
     result = table.query_window(*HOUR, org="acme")
     items = list(result)
     stats = result.stats

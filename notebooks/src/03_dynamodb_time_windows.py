@@ -57,7 +57,7 @@ with posts_table.batch_writer() as posts, comments_table.batch_writer() as comme
 
 # %%
 since, until = "2024-05-14T09:00:00Z", "2024-05-14T10:00:00Z"
-print(posts_table.plan(since, until, org="acme").explain())
+print(posts_table.plan_window(since, until, org="acme").explain())
 found = posts_table.query_window(since, until, org="acme")
 posts = list(found)
 window = TimeWindow(since, until)

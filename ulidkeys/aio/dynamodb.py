@@ -133,7 +133,7 @@ class AsyncTable(AsyncConsumable):
     def async_source(self, source: QuerySource) -> AsyncQuerySource:
         return AsyncQuerySource(source)
 
-    def plan(
+    def plan_window(
         self,
         since: TimeInput | None = None,
         until: TimeInput | None = None,
@@ -145,8 +145,9 @@ class AsyncTable(AsyncConsumable):
         cursor: str | None = None,
         **fields: object,
     ) -> Plan[QueryCall]:
-        """The Query calls for the items whose id time is in ``[since, until)``."""
-        return self.table.plan(
+        """The Query calls for the items whose id time is in ``[since, until)``
+        (:meth:`Table.plan_window <ulidkeys.dynamodb.Table.plan_window>`)."""
+        return self.table.plan_window(
             since,
             until,
             newest_first=newest_first,
@@ -156,6 +157,9 @@ class AsyncTable(AsyncConsumable):
             cursor=cursor,
             **fields,
         )
+
+    #: The older name of :meth:`plan_window`, kept working.
+    plan = plan_window
 
     def query_window(
         self,
@@ -174,7 +178,7 @@ class AsyncTable(AsyncConsumable):
     ) -> AsyncResults[Item]:
         """The entity's items whose id time is in ``[since, until)`` (``async for``);
         ``split`` as in :meth:`Table.query_window <ulidkeys.dynamodb.Table.query_window>`."""
-        query_plan = self.plan(
+        query_plan = self.plan_window(
             since,
             until,
             newest_first=newest_first,

@@ -111,8 +111,7 @@ class AsyncBucket(AsyncConsumable):
     ) -> AsyncResults[Obj]:
         """The objects of one slice of a window (as :meth:`Bucket.list_slice
         <ulidkeys.s3.Bucket.list_slice>`)."""
-        plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
-        return self.run(plan.slice_plan(piece, cursor), max_workers=max_workers)
+        return self.run(self.bucket.slice_plan(piece, cursor=cursor), max_workers=max_workers)
 
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True

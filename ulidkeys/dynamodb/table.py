@@ -119,7 +119,7 @@ class Table(Consumable):
         return f"Table({self.name!r}, {self.entity!r})"
 
     # --- queries --------------------------------------------------------------------------
-    def plan(
+    def plan_window(
         self,
         since: TimeInput | None = None,
         until: TimeInput | None = None,
@@ -131,7 +131,8 @@ class Table(Consumable):
         cursor: str | None = None,
         **fields: object,
     ) -> Plan[QueryCall]:
-        """The Query calls for the items whose id time is in ``[since, until)``."""
+        """The Query calls for the items whose id time is in ``[since, until)``: the plan
+        :meth:`query_window` runs (the same verb as ``Bucket.plan_window``)."""
         return plan_window(
             self.entity,
             since,
@@ -143,6 +144,9 @@ class Table(Consumable):
             cursor=cursor,
             fields=fields,
         )
+
+    #: The older name of :meth:`plan_window`, kept working.
+    plan = plan_window
 
     def query_window(
         self,
@@ -171,7 +175,7 @@ class Table(Consumable):
         newest first, not with a ``limit``): for big windows of one hot partition, where one
         chain of pages would wait on each ``LastEvaluatedKey``. See docs/dynamodb.md.
         """
-        query_plan = self.plan(
+        query_plan = self.plan_window(
             since,
             until,
             newest_first=newest_first,

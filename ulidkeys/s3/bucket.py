@@ -283,8 +283,13 @@ class Bucket(Consumable):
     ) -> Results[Obj]:
         """The objects of one slice of a window (``plan.slices(n)[i]`` or ``Slice.from_json``):
         what one of many workers lists; ``cursor=`` resumes the slice's own listing."""
+        return self.run(self.slice_plan(piece, cursor=cursor), max_workers=max_workers)
+
+    def slice_plan(self, piece: Slice, *, cursor: str | None = None) -> Plan[ListCall]:
+        """The plan of :meth:`list_slice` (and of its asyncio twin; ``Table.slice_plan``'s
+        twin)."""
         plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
-        return self.run(plan.slice_plan(piece, cursor), max_workers=max_workers)
+        return plan.slice_plan(piece, cursor)
 
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
