@@ -8,7 +8,8 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid
     ids        ulidkeys.ids, ulidkeys.ids.*
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
-    execution  ulidkeys.machines, ulidkeys.execution[.*], ulidkeys.consuming, ulidkeys.steps,
+    execution  ulidkeys.machines, ulidkeys.newest, ulidkeys.execution[.*], ulidkeys.consuming,
+               ulidkeys.steps,
                ulidkeys.aio.execution,
                ulidkeys.aio.consuming
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
@@ -58,6 +59,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "execution",
         (
             "ulidkeys.machines",
+            "ulidkeys.newest",
             "ulidkeys.execution",
             "ulidkeys.consuming",
             "ulidkeys.steps",
@@ -542,9 +544,9 @@ def test_inspect_reads_schemes_only_from_the_registry(tree: Tree) -> None:
     assert not problems, failure("scheme lists outside the registry", problems)
 
 
-#: The executor's I/O-free machines: driven by both shells, importing neither, nor anything
-#: that waits.
-IO_FREE = ("ulidkeys.machines",)
+#: The executor's I/O-free machines and programs: driven by both shells, importing neither, nor
+#: anything that waits.
+IO_FREE = ("ulidkeys.machines", "ulidkeys.newest")
 SHELLS = ("ulidkeys.execution", "ulidkeys.aio")
 WAITING = frozenset({"asyncio", "concurrent", "threading", "time"})
 
@@ -564,6 +566,44 @@ def io_free_violations(tree: Tree) -> list[str]:
 def test_the_machines_import_no_shell_and_nothing_that_waits(tree: Tree) -> None:
     problems = io_free_violations(tree)
     assert not problems, failure("I/O in the executor's machines", problems)
+
+
+#: What an adapter may use of the layers below: their public names only (a planner's or the
+#: machines' ``_private`` helpers stay behind their module's API).
+ADAPTERS = ("ulidkeys.s3", "ulidkeys.dynamodb", "ulidkeys.aio")
+BELOW_ADAPTERS = ("ulidkeys.planning", "ulidkeys.machines", "ulidkeys.newest", "ulidkeys.ids")
+
+
+def private_imports(root: Path, sources: Sequence[str], targets: Sequence[str]) -> list[str]:
+    """``from <target> import _name`` statements in the modules of ``sources``."""
+    problems = []
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        module = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        if not module.startswith(sources):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(targets):
+                problems += [
+                    f"{path.relative_to(root)}:{node.lineno}: {alias.name} from {node.module}"
+                    for alias in node.names
+                    if alias.name.startswith("_")
+                ]
+    return problems
+
+
+def test_adapters_import_no_planner_internals() -> None:
+    problems = private_imports(PROJECT_ROOT, ADAPTERS, BELOW_ADAPTERS)
+    assert not problems, failure("adapters importing private names of the layers below", problems)
+
+
+def test_fake_private_import_is_found(tmp_path: Path) -> None:
+    (tmp_path / PACKAGE / "s3").mkdir(parents=True)
+    (tmp_path / PACKAGE / "s3" / "bucket.py").write_text(
+        "from ulidkeys.planning.listings import plan_window, _ordered_call\n"
+    )
+    (tmp_path / PACKAGE / "s3" / "ok.py").write_text("from ulidkeys.planning.plans import Plan\n")
+    found = private_imports(tmp_path, ADAPTERS, BELOW_ADAPTERS)
+    assert found == ["ulidkeys/s3/bucket.py:1: _ordered_call from ulidkeys.planning.listings"]
 
 
 def test_core_ids_and_planning_import_without_boto3(tree: Tree) -> None:

@@ -19,11 +19,14 @@ from ulidkeys.machines import (
     MAX_AHEAD_PAGES,
     CallT,
     ChainState,
+    Collect,
+    Give,
     Item,
     Merge,
     Ordered,
     Page,
     PageSource,
+    Program,
     Schedule,
     Slicing,
     Stats,
@@ -224,6 +227,29 @@ def run(
 # sends a batch concurrently; ``ulidkeys.aio.execution.drive`` awaits the same batches.
 
 
+def run_program(
+    program: Program, source: PageSource[Any], stats: Stats, *, max_workers: int = 8
+) -> Iterator[Ordered]:
+    """The thread shell of a program (:data:`~ulidkeys.machines.Program`): its plans run with
+    :func:`stream`, its searches with :func:`drive`; yields what it gives, as it gives it."""
+    answer: Any = None
+    try:
+        while True:
+            try:
+                operation = program.send(answer)
+            except StopIteration:
+                return
+            answer = None
+            if isinstance(operation, Give):
+                yield from operation.entries
+            elif isinstance(operation, Collect):
+                answer = list(stream(operation.plan, source, stats, max_workers=max_workers))
+            else:
+                answer = drive(operation.steps, source, max_workers=max_workers)
+    finally:
+        program.close()
+
+
 def drive(steps: Steps, source: PageSource[Any], *, max_workers: int = 8) -> list[Ordered]:
     """The thread shell of a step coroutine: each batch of requests concurrently."""
     pool: Any = _Inline() if max_workers == 1 else ThreadPoolExecutor(max_workers)
@@ -259,6 +285,7 @@ __all__ = [
     "forward_tail",
     "race",
     "run",
+    "run_program",
     "search_back",
     "stream",
 ]

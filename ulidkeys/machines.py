@@ -710,3 +710,39 @@ def race(first: Steps, second: Steps) -> Steps:
     finally:
         first.close()
         second.close()
+
+
+# --- programs: work of several listings, one generator for both shells ----------------------
+#
+# A program yields operations and is sent their answers: list a plan to its end (Collect),
+# drive a page-step search (Drive), hand entries to the caller (Give). The thread shell
+# (``ulidkeys.execution.run_program``) and the asyncio shell
+# (``ulidkeys.aio.execution.run_program``)
+# carry them out, so what ``latest`` does (folders, searches, re-listings) is written once.
+
+
+@dataclass(frozen=True)
+class Collect:
+    """List ``plan`` to its end; the answer is its entries, in result order."""
+
+    plan: Plan[Any]
+
+
+@dataclass(frozen=True)
+class Drive:
+    """Run a page-step coroutine (:func:`search_back`, :func:`race`); the answer is its
+    result."""
+
+    steps: Steps
+
+
+@dataclass(frozen=True)
+class Give:
+    """Hand these entries to the caller, in this order (no answer)."""
+
+    entries: list[Ordered]
+
+
+Operation = Collect | Drive | Give
+#: A program gets the answer to each operation it yields; it returns when it is done.
+Program = Generator[Operation, Any, object]

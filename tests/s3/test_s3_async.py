@@ -102,6 +102,37 @@ def test_latest_matches_brute_force(
 
 
 @pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=4)
+@given(
+    kinds=st.lists(st.sampled_from([".jpg", ".png", ".tar.jpg"]), max_size=30),
+    want=st.integers(0, 10),
+    seed=st.integers(0, 2**32),
+    directory=st.booleans(),
+)
+def test_latest_with_a_suffix_on_both_shells(
+    both: dict[str, Shell], mode: str, kinds: list[str], want: int, seed: int, directory: bool
+) -> None:
+    """The one latest program, with a suffix, in either shell: the newest of exactly that
+    suffix, however many newer keys carry another one (general and directory buckets)."""
+    shell = both[mode]
+    layout = KeyLayout("up/", shards=2, period="day" if seed % 2 else None, suffix=".jpg")
+    rng = random.Random(seed)
+    keys = [
+        layout.key_for(ulid_at(T0 - DAY + i * 997_000, rng.getrandbits(80)), ext=kind)
+        for i, kind in enumerate(kinds)
+    ]
+    listed = bucket_of(shell, layout, keys)
+    if directory:  # the same keys read the way a directory bucket is read
+        listed.directory = True
+        if isinstance(listed, AsyncBucket):
+            listed.bucket.directory = True
+    taken = shell.take(lambda: listed.latest(want, until=T0 + DAY, suffix=".jpg"))
+    newest_first = [k for k in keys if layout.split(k)[1] == ".jpg"]
+    newest_first.sort(key=lambda k: layout.split(k)[0], reverse=True)  # by id, newest first
+    assert keys_of(taken.items) == newest_first[:want]
+
+
+@pytest.mark.parametrize("mode", MODES)
 @settings(max_examples=3)
 @given(
     layout=st.builds(

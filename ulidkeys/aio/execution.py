@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.machines import (
     ChainState,
+    Collect,
+    Give,
     Merge,
     Ordered,
     Page,
+    Program,
     Schedule,
     Slicing,
     Stats,
@@ -275,3 +279,29 @@ async def drive(
         return stop.value  # type: ignore[no-any-return]
     finally:
         steps.close()
+
+
+async def run_program(
+    program: Program, source: AsyncPageSource[Any], stats: Stats, *, max_workers: int = 8
+) -> AsyncGenerator[Ordered, None]:
+    """:func:`ulidkeys.execution.run_program` under asyncio: the same program, its plans run with
+    :func:`stream` and its searches with :func:`drive`."""
+    answer: Any = None
+    try:
+        while True:
+            try:
+                operation = program.send(answer)
+            except StopIteration:
+                return
+            answer = None
+            if isinstance(operation, Give):
+                for entry in operation.entries:
+                    yield entry
+            elif isinstance(operation, Collect):
+                entries = stream(operation.plan, source, stats, max_workers=max_workers)
+                async with aclosing(entries):
+                    answer = [entry async for entry in entries]
+            else:
+                answer = await drive(operation.steps, source, max_workers=max_workers)
+    finally:
+        program.close()

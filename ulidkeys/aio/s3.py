@@ -4,17 +4,17 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, cast
 
 from ulidkeys.aio.consuming import AsyncConsumable
-from ulidkeys.aio.execution import AsyncResults, drive, run, stream
-from ulidkeys.machines import Ordered, Page, Stats
+from ulidkeys.aio.execution import AsyncResults, run, run_program
+from ulidkeys.errors import require_str
+from ulidkeys.machines import Page, check_workers
+from ulidkeys.newest import latest
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall
 from ulidkeys.planning.plans import Plan, Slice
-from ulidkeys.s3.bucket import Bucket, ListingSource, Obj, days_found
+from ulidkeys.s3.bucket import Bucket, ListingSource, Obj
 from ulidkeys.s3.signing import credentials_of, signer_for, signing_setup
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -127,38 +127,18 @@ class AsyncBucket(AsyncConsumable):
         until: TimeInput | None = None,
         cursor: str | None = None,
         max_workers: int = 8,
+        suffix: str | None = None,
     ) -> AsyncResults[Obj]:
-        """The ``n`` newest objects with id time in ``[since, until)``, newest first."""
-        newest = self.bucket.newest(n, since, until, cursor, max_workers)
-        if newest.plan is not None:
-            return self.run(newest.plan, max_workers=max_workers)
-
-        async def items(stats: Stats) -> AsyncIterator[Ordered]:
-            if newest.n == 0:
-                return
-            days = await self._data_days(newest.start, newest.top, stats)
-            if self.directory:
-                for plan in newest.directory_plans(days):
-                    async with aclosing(
-                        stream(plan, self.source, stats, max_workers=max_workers)
-                    ) as entries:
-                        async for entry in entries:
-                            newest.remaining -= 1
-                            yield entry
-                return
-            steps = newest.search(days, stats)
-            if steps is not None:
-                for entry in await drive(steps, self.source, max_workers=max_workers):
-                    yield entry
-
-        return AsyncResults(items, newest.cursor_of)
-
-    async def _data_days(self, start: int, end: int, stats: Stats) -> list[int] | None:
-        plan = self.bucket.folder_plan(start, end)
-        if plan is None:
-            return None
-        async with aclosing(stream(plan, self.source, stats)) as entries:
-            return days_found([position async for position, _ in entries])
+        """The ``n`` newest objects with id time in ``[since, until)``, newest first (as
+        :meth:`Bucket.latest <ulidkeys.s3.Bucket.latest>`, ``suffix`` too)."""
+        check_workers(max_workers)
+        if suffix is not None:
+            require_str(suffix, "suffix")
+        newest, program = latest(self.layout, self.directory, n, since, until, cursor, suffix)
+        return AsyncResults(
+            lambda stats: run_program(program(stats), self.source, stats, max_workers=max_workers),
+            newest.cursor_of,
+        )
 
     async def put_new(
         self, body: Any, *, ext: str | None = None, attempts: int = 5, **put_kwargs: Any

@@ -7,8 +7,8 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,32 +17,15 @@ from ulidkeys.errors import (
     InvalidValue,
     UnexpectedResponse,
     describe,
-    require_count,
     require_str,
 )
-from ulidkeys.execution import Results, drive, run, stream
-from ulidkeys.machines import (
-    Ordered,
-    Page,
-    Stats,
-    Steps,
-    check_workers,
-    forward_tail,
-    race,
-    search_back,
-)
+from ulidkeys.execution import Results, run, run_program, stream
+from ulidkeys.machines import Page, Stats, check_workers
+from ulidkeys.newest import days_found, latest
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.listings import (
-    MAX_KEYS,
-    ListCall,
-    chain_keys,
-    layout_scope,
-    plan_folders,
-    plan_window,
-    resume_position,
-)
-from ulidkeys.planning.partitions import DAY_MS, Period
-from ulidkeys.planning.plans import Cursor, Plan, Position, Slice, resolve_window
+from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_folders, plan_window
+from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.plans import Plan, Slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -131,76 +114,6 @@ class PeriodFolder:
     @property
     def start(self) -> datetime:
         return ms_to_datetime(self.start_ms)
-
-
-def days_found(positions: Iterable[Position]) -> list[int]:
-    """The days of a day-folder listing's positions, newest first."""
-    return sorted({int(position[0]) for position in positions}, reverse=True)
-
-
-def day_spans(days: list[int]) -> list[tuple[int, int]]:
-    """``[start, end)`` of each day (day starts in ms), in the days' order."""
-    return [(day, day + DAY_MS) for day in days]
-
-
-@dataclass
-class Newest:
-    """What ``latest`` lists, worked out before any request (by the sync and async shells
-    alike): a plan when the layout lists newest first, else the window ``[start, top)`` to
-    search back through; ``remaining`` counts down what directory buckets still owe."""
-
-    layout: KeyLayout
-    n: int
-    start: int
-    end: int
-    top: int
-    before: Position | None
-    scope: str
-    plan: Plan[ListCall] | None
-    remaining: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.remaining = self.n
-
-    def cursor_of(self, position: Position) -> str:
-        return Cursor(self.scope, True, self.start, self.end, position).encode()
-
-    def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
-        return plan_window(self.layout, low, high, before=self.before)
-
-    def search(self, days: list[int] | None, stats: Stats) -> Steps | None:
-        """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
-        when no day folder holds data): a search back from ``top``, raced with a forward
-        listing of the whole window - one page that is not truncated holds all of it, and a
-        small prefix is cheaper to read than to search, so latest never costs more than about
-        twice a full listing."""
-        if days is not None and not days:
-            return None
-        spans = None if days is None else day_spans(days)
-        back = search_back(self.plan_slice, stats, self.n, self.start, self.top, occupied=spans)
-        forward = forward_tail(self.plan_slice(self.start, self.top), self.n, stats)
-        return race(forward, back)
-
-    def directory_plans(self, days: list[int] | None) -> Iterator[Plan[ListCall]]:
-        """Directory buckets list whole folders anyway: the days that hold data, newest first,
-        one at a time, each limited to the objects still wanted (the caller counts
-        :attr:`remaining` down)."""
-        spans = [(self.start, self.top)] if days is None else day_spans(days)
-        for low, high in spans:
-            low, high = max(low, self.start), min(high, self.top)
-            if self.remaining <= 0:
-                return
-            if low >= high:
-                continue
-            yield plan_window(
-                self.layout,
-                low,
-                high,
-                directory_bucket=True,
-                newest_first=True,
-                limit=self.remaining,
-                before=self.before,
-            )
 
 
 class Bucket(Consumable):
@@ -339,114 +252,18 @@ class Bucket(Consumable):
         newest, older ones are listed from the cursor, so ``n`` come back whenever ``n`` such
         objects exist. The others are counted in ``stats.filtered``.
         """
-        if suffix is not None:
-            return self._latest_with(
-                require_str(suffix, "suffix"), n, since, until, cursor, max_workers
-            )
-        return self._latest(n, since, until, cursor, max_workers)
-
-    def _latest_with(
-        self,
-        suffix: str,
-        n: int,
-        since: TimeInput | None,
-        until: TimeInput | None,
-        cursor: str | None,
-        max_workers: int,
-    ) -> Results[Obj]:
-        first = self._latest(n, since, until, cursor, max_workers)
-        split = self.layout.split
-
-        def items(stats: Stats) -> Iterator[Ordered]:
-            listing, wanted, asked = first, n, n
-            while True:
-                listed = 0
-                try:
-                    with listing:
-                        for obj in listing:
-                            listed += 1
-                            if split(obj["Key"])[1] != suffix:
-                                stats.filtered += 1
-                                continue
-                            wanted -= 1
-                            yield listing.position, obj  # type: ignore[misc]
-                finally:
-                    stats.calls += listing.stats.calls
-                    stats.read += listing.stats.read
-                    stats.skipped += listing.stats.skipped
-                if wanted <= 0 or listed < asked or listing.cursor is None:
-                    return  # enough, or nothing older
-                asked = wanted
-                listing = self._latest(asked, None, None, listing.cursor, max_workers)
-
-        return Results(items, first.cursor_at)
-
-    def _latest(
-        self,
-        n: int,
-        since: TimeInput | None,
-        until: TimeInput | None,
-        cursor: str | None,
-        max_workers: int,
-    ) -> Results[Obj]:
-        newest = self.newest(n, since, until, cursor, max_workers)
-        if newest.plan is not None:
-            return self.run(newest.plan, max_workers=max_workers)
-
-        def items(stats: Stats) -> Iterator[Ordered]:
-            # A generator: nothing is requested before the caller iterates (like list_window).
-            if newest.n == 0:  # like a DynamoDB limit of 0: no call at all
-                return
-            days = self._data_days(newest.start, newest.top, stats)
-            if self.directory:
-                for plan in newest.directory_plans(days):
-                    for entry in stream(plan, self.source, stats, max_workers=max_workers):
-                        newest.remaining -= 1
-                        yield entry
-                return
-            steps = newest.search(days, stats)
-            if steps is not None:
-                yield from drive(steps, self.source, max_workers=max_workers)
-
-        return Results(items, newest.cursor_of)
-
-    def newest(
-        self,
-        n: int,
-        since: TimeInput | None,
-        until: TimeInput | None,
-        cursor: str | None,
-        max_workers: int,
-    ) -> Newest:
-        """What :meth:`latest` (and its asyncio twin) lists, before any request."""
-        require_count(n, "n")
         check_workers(max_workers)
-        if n == 0:
-            return Newest(self.layout, 0, 0, 0, 0, None, "", None)
-        start, end = resolve_window(since, until, cursor)
-        scope = layout_scope(self.layout)
-        if self.layout.newest_first and not self.directory:
-            # The keys list newest first already: the n newest are the window's first n.
-            plan = plan_window(self.layout, start, end, cursor=cursor, limit=n)
-            return Newest(self.layout, n, start, end, end, None, scope, plan)
-        before = resume_position(self.layout, start, end, True, None, cursor)
-        top = end
-        if before is not None:
-            top = min(end, self.layout.scheme.timestamp_ms(before[0]) + 1)
-        return Newest(self.layout, n, start, end, top, before, scope, None)
+        if suffix is not None:
+            require_str(suffix, "suffix")
+        newest, program = latest(self.layout, self.directory, n, since, until, cursor, suffix)
+        return Results(
+            lambda stats: run_program(program(stats), self.source, stats, max_workers=max_workers),
+            newest.cursor_of,
+        )
 
-    def folder_plan(self, start: int, end: int) -> Plan[ListCall] | None:
-        """The listing of the day folders in ``[start, end)`` (None without period folders)."""
-        if self.layout.partition is None:
-            return None
-        day = Period("day")
-        return plan_folders(self.layout, start, end, day, directory_bucket=self.directory)
-
-    def _data_days(self, start: int, end: int, stats: Stats) -> list[int] | None:
-        """Day folders holding data in the window, newest first (None without period folders)."""
-        plan = self.folder_plan(start, end)
-        if plan is None:
-            return None
+    def _data_days(self, start: int, end: int, stats: Stats) -> list[int]:
+        """Day folders holding data in the window, newest first."""
+        plan = plan_folders(self.layout, start, end, Period("day"), directory_bucket=self.directory)
         return days_found(position for position, _ in stream(plan, self.source, stats))
 
     # --- period folders -------------------------------------------------------------------
@@ -461,7 +278,7 @@ class Bucket(Consumable):
             )
         start, end = resolve_window(since, until)
         stats = Stats()
-        days = sorted(self._data_days(start, end, stats) or ())
+        days = sorted(self._data_days(start, end, stats))
         starts = days
         if partition.size == "hour":
             plan = plan_folders(

@@ -1,0 +1,225 @@
+"""The newest objects of a layout whose service lists only forwards (S3): what ``latest``
+lists, worked out before any request, and the one program (:data:`~ulidkeys.machines.Program`)
+that finds them, which the thread and asyncio shells both run.
+
+Day folders that hold data first (when the layout has them), then a search back from the top
+of the window raced with a forward listing, or for directory buckets the folders newest first;
+with a ``suffix``, older ones are listed from the cursor until enough of them are found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ulidkeys.errors import require_count
+from ulidkeys.machines import (
+    Collect,
+    Drive,
+    Give,
+    Operation,
+    Ordered,
+    Program,
+    Stats,
+    Steps,
+    forward_tail,
+    race,
+    search_back,
+)
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.listings import (
+    ListCall,
+    layout_scope,
+    plan_folders,
+    plan_window,
+    resume_position,
+)
+from ulidkeys.planning.partitions import DAY_MS, Period
+from ulidkeys.planning.plans import Cursor, Plan, Position, resolve_window
+from ulidkeys.timeinput import TimeInput
+
+
+def days_found(positions: Iterable[Position]) -> list[int]:
+    """The days of a day-folder listing's positions, newest first."""
+    return sorted({int(position[0]) for position in positions}, reverse=True)
+
+
+def day_spans(days: list[int]) -> list[tuple[int, int]]:
+    """``[start, end)`` of each day (day starts in ms), in the days' order."""
+    return [(day, day + DAY_MS) for day in days]
+
+
+@dataclass(frozen=True)
+class Newest:
+    """What ``latest`` lists: a plan when the layout lists newest first, else the window
+    ``[start, top)`` to search back through (``top`` is below the cursor's position)."""
+
+    layout: KeyLayout
+    directory: bool
+    n: int
+    start: int
+    end: int
+    top: int
+    before: Position | None
+    plan: Plan[ListCall] | None
+
+    @classmethod
+    def of(
+        cls,
+        layout: KeyLayout,
+        directory: bool,
+        n: int,
+        since: TimeInput | None,
+        until: TimeInput | None,
+        cursor: str | None,
+    ) -> Newest:
+        """The ``n`` newest of ``[since, until)`` (default: all time before now), past
+        ``cursor`` (a cursor :meth:`cursor_of` gave) if given."""
+        require_count(n, "n")
+        if n == 0:
+            return cls(layout, directory, 0, 0, 0, 0, None, None)
+        start, end = resolve_window(since, until, cursor)
+        if layout.newest_first and not directory:
+            # The keys list newest first already: the n newest are the window's first n.
+            plan = plan_window(layout, start, end, cursor=cursor, limit=n)
+            return cls(layout, directory, n, start, end, end, None, plan)
+        before = resume_position(layout, start, end, True, None, cursor)
+        top = end
+        if before is not None:
+            top = min(end, layout.scheme.timestamp_ms(before[0]) + 1)
+        return cls(layout, directory, n, start, end, top, before, None)
+
+    def cursor_of(self, position: Position) -> str:
+        """The cursor that resumes just past ``position``, with the next older objects."""
+        if self.plan is not None:
+            return self.plan.cursor(position)
+        return Cursor(layout_scope(self.layout), True, self.start, self.end, position).encode()
+
+    def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
+        return plan_window(self.layout, low, high, before=self.before)
+
+    def folder_plan(self) -> Plan[ListCall] | None:
+        """The listing of the day folders of ``[start, top)`` (None without period folders)."""
+        if self.layout.partition is None:
+            return None
+        return plan_folders(
+            self.layout, self.start, self.top, Period("day"), directory_bucket=self.directory
+        )
+
+    def search(self, days: list[int] | None, stats: Stats) -> Steps | None:
+        """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
+        when no day folder holds data): a search back from ``top``, raced with a forward
+        listing of the whole window - one page that is not truncated holds all of it, and a
+        small prefix is cheaper to read than to search, so latest never costs more than about
+        twice a full listing."""
+        if days is not None and not days:
+            return None
+        spans = None if days is None else day_spans(days)
+        back = search_back(self.plan_slice, stats, self.n, self.start, self.top, occupied=spans)
+        forward = forward_tail(self.plan_slice(self.start, self.top), self.n, stats)
+        return race(forward, back)
+
+    def directory_spans(self, days: list[int] | None) -> Iterator[tuple[int, int]]:
+        """Directory buckets list whole folders anyway: the spans of the days that hold data
+        (all of ``[start, top)`` without day folders), newest first."""
+        spans = [(self.start, self.top)] if days is None else day_spans(days)
+        for low, high in spans:
+            low, high = max(low, self.start), min(high, self.top)
+            if low < high:
+                yield low, high
+
+    def directory_plan(self, low: int, high: int, remaining: int) -> Plan[ListCall]:
+        """One span of a directory bucket, newest first, limited to what is still wanted."""
+        return plan_window(
+            self.layout,
+            low,
+            high,
+            directory_bucket=True,
+            newest_first=True,
+            limit=remaining,
+            before=self.before,
+        )
+
+    def program(self, stats: Stats) -> Generator[Operation, Any, list[Ordered]]:
+        """The ``n`` newest entries, newest first (what it gives it also returns)."""
+        if self.n == 0:  # like a DynamoDB limit of 0: no call at all
+            return []
+        if self.plan is not None:
+            found: list[Ordered] = yield Collect(self.plan)
+            yield Give(found)
+            return found
+        folders = self.folder_plan()
+        days = None
+        if folders is not None:
+            days = days_found(position for position, _ in (yield Collect(folders)))
+        if self.directory:
+            found = []
+            for low, high in self.directory_spans(days):
+                part: list[Ordered] = yield Collect(
+                    self.directory_plan(low, high, self.n - len(found))
+                )
+                yield Give(part)
+                found += part
+                if len(found) >= self.n:
+                    break
+            return found
+        steps = self.search(days, stats)
+        if steps is None:
+            return []
+        found = yield Drive(steps)
+        yield Give(found)
+        return found
+
+
+def latest(
+    layout: KeyLayout,
+    directory: bool,
+    n: int,
+    since: TimeInput | None,
+    until: TimeInput | None,
+    cursor: str | None,
+    suffix: str | None,
+) -> tuple[Newest, Callable[[Stats], Program]]:
+    """What ``Bucket.latest`` lists (for its cursors) and the program giving its objects.
+
+    With ``suffix``, only keys ending in exactly that text after the id are given: while keys
+    with another suffix stood among the newest, older ones are listed from the cursor of the
+    last one listed, so ``n`` come back whenever ``n`` such objects exist; the others are
+    counted in ``stats.filtered``.
+    """
+    first = Newest.of(layout, directory, n, since, until, cursor)
+    if suffix is None:
+        return first, first.program
+
+    def program(stats: Stats) -> Program:
+        newest, wanted = first, n
+        while True:
+            listed, kept = yield from _filtered(newest.program(stats), layout, suffix, stats)
+            wanted -= kept
+            if wanted <= 0 or len(listed) < newest.n:
+                return None  # enough, or nothing older
+            resume = newest.cursor_of(listed[-1][0])
+            newest = Newest.of(layout, directory, wanted, None, None, resume)
+
+    return first, program
+
+
+def _filtered(
+    program: Generator[Operation, Any, list[Ordered]], layout: KeyLayout, suffix: str, stats: Stats
+) -> Generator[Operation, Any, tuple[list[Ordered], int]]:
+    """``program`` giving only the entries of keys ending in exactly ``suffix`` (the others
+    counted as filtered); returns everything it listed, and how many of those it gave."""
+    answer: Any = None
+    given = 0
+    while True:
+        try:
+            operation = program.send(answer)
+        except StopIteration as done:
+            return done.value, given
+        if isinstance(operation, Give):
+            kept = [e for e in operation.entries if layout.split(e[1]["Key"])[1] == suffix]
+            stats.filtered += len(operation.entries) - len(kept)
+            given += len(kept)
+            operation = Give(kept)
+        answer = yield operation
