@@ -55,12 +55,36 @@ def test_new_makes_ids_of_the_scheme(name: str, capsys: pytest.CaptureFixture[st
     assert scheme.parse(row["id"]) == row["id"]
 
 
+@pytest.mark.parametrize("name", ["uuid7", "ksuid", "objectid", "uuid1-ordered", "sonyflake"])
+def test_new_at_a_time_makes_ids_of_that_time(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = ["--node", "7"] if name == "sonyflake" else []
+    assert (
+        main(["new", "--scheme", name, "-n", "3", "--at", "2024-05-17T09:00:01.250Z", *node]) == 0
+    )
+    made = capsys.readouterr().out.split()
+    scheme = scheme_named(name)
+    step = scheme.resolution_ms
+    assert len(set(made)) == 3
+    assert {scheme.timestamp_ms(text) for text in made} == {START + 1250 - 1250 % step}
+
+
+def test_new_snowflakes_of_a_node(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "--scheme", "twitter-snowflake", "--node", "513", "-n", "4"]) == 0
+    made = [int(text) for text in capsys.readouterr().out.split()]
+    assert made == sorted(set(made)) and {(n >> 12) & 0x3FF for n in made} == {513}
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (["new", "--scheme", "twitter-snowflake"], "SnowflakeGenerator"),
+        (["new", "--scheme", "twitter-snowflake"], "needs --node N"),
+        (["new", "--scheme", "sonyflake", "--node", "65536"], "0 .. 65535"),
+        (["new", "--scheme", "ksuid", "--node", "1"], "have no node"),
         (["new", "--scheme", "ticket"], "TicketServer"),
-        (["new", "--scheme", "uuid7", "--at", "2024-05-17T09:00:00Z"], "--at makes ULIDs only"),
+        (["new", "--scheme", "uuid5"], "not made from a clock"),
+        (["new", "--scheme", "ksuid", "--at", "2000-01-01T00:00:00Z"], "hold times from 2014"),
         (["new", "--scheme", "uuid7", "--monotonic"], "--monotonic makes ULIDs only"),
         (["new", "--scheme", "snowflakes"], "not a known id scheme; one of: ulid"),
         (["range", "--since", "1h", "--scheme", "ksuid", "--cover"], "--cover covers ULID"),
@@ -87,7 +111,8 @@ def test_schemes_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
     assert by_name["ksuid"]["resolution_ms"] == 1000 and by_name["ksuid"]["first_year"] == 2014
     assert by_name["sonyflake"]["resolution_ms"] == 10 and by_name["sonyflake"]["windows"]
     assert by_name["uuid4"]["windows"] is False and by_name["uuid4"]["new"] is True
-    assert by_name["twitter-snowflake"]["new"] is False
+    assert by_name["twitter-snowflake"]["new"] is True  # with --node
+    assert by_name["ticket"]["new"] is False and by_name["uuid3"]["new"] is False
     assert main(["schemes"]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("ulid ")
 

@@ -25,8 +25,9 @@ from ulidkeys.demo import run_demo
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError, UlidkeysError, aws_error
 from ulidkeys.ids.inspection import inspect
-from ulidkeys.ids.protocol import IdScheme, bounds
-from ulidkeys.ids.registry import REGISTRATIONS, scheme_named
+from ulidkeys.ids.protocol import IdScheme, bounds, has_no_time
+from ulidkeys.ids.registration import Registration
+from ulidkeys.ids.registry import REGISTRATIONS, generator_for, registration_of, scheme_named
 from ulidkeys.ids.schemes import ULID_SCHEME
 from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.checkpoints import describe_checkpoint
@@ -149,19 +150,33 @@ def _cmd_new(args: argparse.Namespace) -> int:
 
 
 def _new_of_scheme(args: argparse.Namespace, scheme: IdScheme) -> int:
-    """``new --scheme NAME``: fresh ids of another scheme, made by the scheme itself."""
-    make = getattr(scheme, "new", None)
-    if make is None:
+    """``new --scheme NAME``: fresh ids of another scheme, from the registry's generator of it
+    (``--at``: a clock fixed at that time; ``--node``: the node of a Snowflake-style scheme)."""
+    if args.monotonic:
         raise InvalidValue(
-            f"--scheme {args.scheme}: {scheme.name} ids are not made from the clock alone (a "
-            "Snowflake needs its node, a ticket its counter); use ulidkeys.ids.SnowflakeGenerator "
-            "or ulidkeys.dynamodb.TicketServer"
+            f"--monotonic makes ULIDs only; leave it out with --scheme {args.scheme}"
         )
-    for flag in ("at", "monotonic"):
-        if getattr(args, flag):
-            raise InvalidValue(
-                f"--{flag} makes ULIDs only; leave it out with --scheme {args.scheme}"
-            )
+    at_ms = None if args.at is None else to_ms(args.at, "--at")
+    registration = registration_of(args.scheme.partition(":")[0])
+    if not registration.generated:
+        hint = "; tickets come from ulidkeys.dynamodb.TicketServer" if has_no_time(scheme) else ""
+        raise InvalidValue(
+            f"--scheme {args.scheme}: {scheme.name} ids are not made from a clock "
+            f"({registration.summary}){hint}"
+        )
+    if at_ms is not None and scheme.sorts_by_time and not scheme.min_ms <= at_ms <= scheme.max_ms:
+        raise InvalidValue(
+            f"--at {args.at}: {scheme.name} ids hold times from {format_ms(max(scheme.min_ms, 0))} "
+            f"to {format_ms(scheme.max_ms)}"
+        )
+    try:
+        make = generator_for(
+            args.scheme, clock=None if at_ms is None else lambda: at_ms, node=args.node
+        )
+    except InvalidValue as error:  # a node missing, or given to a scheme without one
+        if args.node is None:
+            raise InvalidValue(f"--scheme {args.scheme} needs --node N: {error}") from None
+        raise InvalidValue(f"--node {args.node}: {error}") from None
 
     def rows() -> Iterator[Row]:
         for _ in range(args.count):
@@ -872,17 +887,17 @@ def _cmd_config(args: argparse.Namespace) -> int:
 # --- schemes -------------------------------------------------------------------------------------
 
 
-def _scheme_row(name: str, scheme: IdScheme, summary: str) -> Row:
+def _scheme_row(entry: Registration, scheme: IdScheme) -> Row:
     timed = scheme.sorts_by_time
     return {
-        "name": name,
+        "name": entry.name,
         "length": scheme.length,
         "resolution_ms": scheme.resolution_ms if timed else None,
         "first_year": _year(max(scheme.min_ms, 0)) if timed else None,
         "last_year": _year(scheme.max_ms) if timed else None,
         "windows": timed,
-        "new": callable(getattr(scheme, "new", None)),
-        "about": summary,
+        "new": entry.generated,
+        "about": entry.summary,
     }
 
 
@@ -904,11 +919,7 @@ def _scheme_text(row: Row) -> str:
 def _cmd_schemes(args: argparse.Namespace) -> int:
     """Every id scheme the library knows, from the registry: name, text length, time step,
     years its ids cover, whether windows work and ``new`` makes them, and what they are."""
-    rows = [
-        _scheme_row(entry.name, entry.sample, entry.summary)
-        for entry in REGISTRATIONS
-        if entry.sample is not None
-    ]
+    rows = [_scheme_row(entry, entry.sample) for entry in REGISTRATIONS if entry.sample is not None]
     emit(rows, args.output, _scheme_text)
     return 0
 
@@ -1055,6 +1066,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--monotonic", action="store_true", help="a strictly increasing run (also with --at)"
     )
     new.add_argument("--at", help=f"{TIME_HELP} (default: now)")
+    new.add_argument(
+        "--node",
+        type=int,
+        default=None,
+        metavar="N",
+        help="this machine's or shard's number, for Snowflake-style schemes (twitter-snowflake, "
+        "instagram-id, sonyflake, ...)",
+    )
     _add_scheme(new, "the ids made")
     _add_output(new)
     new.set_defaults(handler=_cmd_new)

@@ -8,8 +8,10 @@ time-sortable one; ``SCHEMES`` holds the fixed built-in ones (ULID first), ``UUI
 the other UUIDs, ``TAGGED_ULIDS`` the tagged ULIDs; TypeIDs are made per prefix."""
 
 from ulidkeys.ids.generators import (
+    DISCORD_SPLIT,
     INSTAGRAM_SPLIT,
     TWITTER_SPLIT,
+    IdGenerator,
     SnowflakeGenerator,
     SnowflakeSplit,
     instagram_shard_of,
@@ -33,7 +35,13 @@ from ulidkeys.ids.protocol import (
     shard_of,
 )
 from ulidkeys.ids.registration import Reading, Registration
-from ulidkeys.ids.registry import REGISTRATIONS, names, registration_of, scheme_named
+from ulidkeys.ids.registry import (
+    REGISTRATIONS,
+    generator_for,
+    names,
+    registration_of,
+    scheme_named,
+)
 from ulidkeys.ids.schemes import (
     DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
@@ -72,6 +80,7 @@ from ulidkeys.ids.uuids import (
 
 __all__ = [
     "DISCORD_SNOWFLAKE",
+    "DISCORD_SPLIT",
     "INSTAGRAM_ID",
     "INSTAGRAM_SPLIT",
     "KSUID",
@@ -98,6 +107,7 @@ __all__ = [
     "UUID_MAX",
     "UUID_NIL",
     "UUID_SCHEMES",
+    "IdGenerator",
     "IdScheme",
     "Inspection",
     "IntCodedScheme",
@@ -115,6 +125,7 @@ __all__ = [
     "coerce_id",
     "convert_uuid",
     "first_at_or_after",
+    "generator_for",
     "has_no_time",
     "id_ceiling",
     "id_floor",

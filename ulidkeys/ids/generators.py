@@ -1,13 +1,15 @@
-"""Snowflake-style id generation: time | node (or logical shard) | sequence, with any bit split.
+"""Id generation with an injectable clock and randomness: Snowflake-style ids (time | node or
+logical shard | sequence, any bit split) and every other time-stamped scheme (time | random).
 
-One thread-safe generator covers Twitter's Snowflake and Instagram's sharded ids; it waits for
-the next millisecond when a sequence runs out and never issues an id twice when the clock steps
-back (it raises, or waits if told to).
+One thread-safe Snowflake generator covers Twitter's, Instagram's and Sony's; it waits for the
+next step when a sequence runs out and never issues an id twice when the clock steps back (it
+raises, or waits if told to). :class:`IdGenerator` fills any other scheme's free bits.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 import time
 import weakref
@@ -25,11 +27,21 @@ from ulidkeys.errors import (
     require_count,
     require_int,
 )
-from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration
+from ulidkeys.ids.protocol import IdScheme, has_no_time
+from ulidkeys.ids.registration import (
+    Clock,
+    Field,
+    FieldsOf,
+    MakeGenerator,
+    RandBits,
+    Reading,
+    Registration,
+)
 from ulidkeys.ids.schemes import (
     DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
     TWITTER_SNOWFLAKE,
+    IntCodedScheme,
     SnowflakeScheme,
 )
 
@@ -101,6 +113,8 @@ class SnowflakeSplit:
 TWITTER_SPLIT = SnowflakeSplit(TWITTER_SNOWFLAKE, sequence_bits=12)
 #: Instagram: 41 bits of ms since 2011-08-24, 13-bit logical shard, 10-bit sequence.
 INSTAGRAM_SPLIT = SnowflakeSplit(INSTAGRAM_ID, sequence_bits=10)
+#: Discord: 5-bit worker and 5-bit process ids (one 10-bit node here), 12-bit increment.
+DISCORD_SPLIT = SnowflakeSplit(DISCORD_SNOWFLAKE, sequence_bits=12)
 
 
 def instagram_shard_of(text: str) -> int:
@@ -108,7 +122,8 @@ def instagram_shard_of(text: str) -> int:
     return INSTAGRAM_SPLIT.node_of(text)
 
 
-def _wall_ms() -> int:
+def wall_ms() -> int:
+    """Epoch milliseconds by the wall clock (every generator's default clock)."""
     return time.time_ns() // 1_000_000
 
 
@@ -135,7 +150,7 @@ class SnowflakeGenerator:
         *,
         on_clock_backwards: Literal["raise", "wait"] = "raise",
         max_wait_ms: int = 5_000,
-        clock: Callable[[], int] = _wall_ms,
+        clock: Callable[[], int] = wall_ms,
     ) -> None:
         if not isinstance(split, SnowflakeSplit):
             raise InvalidType(
@@ -258,12 +273,85 @@ def _discord_fields(_: object, value: int) -> dict[str, Field]:
 
 #: A decimal number says nothing about its epoch: Snowflakes are read last, Twitter's first
 #: (pass scheme= to choose another).
+
+
+class IdGenerator:
+    """New ids of a time-stamped scheme from an injectable clock and source of randomness:
+    the time field from ``clock()`` (floored to the scheme's step), every other bit the scheme
+    leaves free (those that differ between its smallest and largest id of one time) from
+    ``randbits``; fixed bits (UUID version and variant, type tags) as the scheme sets them.
+
+    What the registry makes for every scheme that declares no generator of its own
+    (:func:`ulidkeys.ids.registry.generator_for`); the model is python-ulid's value providers:
+    with a fixed clock and a seeded ``randbits`` the ids are reproducible.
+    """
+
+    def __init__(
+        self,
+        scheme: IntCodedScheme,
+        *,
+        clock: Callable[[], int] = wall_ms,
+        randbits: Callable[[int], int] = secrets.randbits,
+    ) -> None:
+        if not isinstance(scheme, IntCodedScheme) or has_no_time(scheme):
+            raise InvalidValue(
+                f"scheme={describe(scheme)} holds no time: its ids are not made from a clock"
+            )
+        self.scheme = scheme
+        low, high = scheme.min_ms, scheme.max_ms - scheme.max_ms % scheme.resolution_ms
+        self._free = scheme.to_int(scheme.max_for(low)) ^ scheme.to_int(scheme.min_for(low))
+        if self._free != scheme.to_int(scheme.max_for(high)) ^ scheme.to_int(scheme.min_for(high)):
+            raise InvalidValue(f"{scheme.name} ids have no fixed set of free bits to randomize")
+        self._width = self._free.bit_length()
+        self._clock, self._randbits = clock, randbits
+
+    def next_int(self) -> int:
+        """The next id as a number."""
+        ms = require_int(self._clock(), "clock()")
+        scheme = self.scheme
+        if not scheme.min_ms <= ms <= scheme.max_ms:
+            raise TimeOutOfRange(
+                f"clock() = {ms} ms is outside what {scheme.name} ids can hold "
+                f"({scheme.min_ms} .. {scheme.max_ms})"
+            )
+        ms -= ms % scheme.resolution_ms
+        base = scheme.to_int(scheme.min_for(ms))
+        return base | (require_int(self._randbits(self._width), "randbits()") & self._free)
+
+    def __call__(self) -> str:
+        """The next id as canonical text."""
+        return self.scheme.from_int(self.next_int())
+
+    def batch(self, n: int) -> list[str]:
+        """``n`` new ids (in time order when the clock does not step back)."""
+        require_count(n, "n", 0)
+        return [self() for _ in range(n)]
+
+
+def snowflake_generator(split: SnowflakeSplit) -> MakeGenerator:
+    """How the registry makes a node-based scheme's generator: a :class:`SnowflakeGenerator`
+    of ``split`` for the ``node`` given (required: two machines must not share one)."""
+
+    def make(
+        scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
+    ) -> Callable[[], str]:
+        if node is None:
+            raise InvalidValue(
+                f"{scheme.name} ids need node= (this machine's or shard's number, "
+                f"0 .. {split.max_node}): two generators must never share one"
+            )
+        return SnowflakeGenerator(node, split, clock=clock)
+
+    return make
+
+
 REGISTRATIONS = (
     Registration(
         "twitter-snowflake",
         TWITTER_SNOWFLAKE,
         aliases=("snowflake",),
         fields=split_fields(TWITTER_SPLIT, "worker"),
+        generator=snowflake_generator(TWITTER_SPLIT),
         readings=(Reading(80.1),),
         explains_refusals=True,
         summary="Twitter: 41-bit ms since 2010-11-04, 10-bit worker, 12-bit sequence",
@@ -272,6 +360,7 @@ REGISTRATIONS = (
         "discord-snowflake",
         DISCORD_SNOWFLAKE,
         fields=_discord_fields,
+        generator=snowflake_generator(DISCORD_SPLIT),
         readings=(Reading(80.2),),
         summary="Discord: 42-bit ms since 2015-01-01, worker, process, increment (64-bit)",
     ),
@@ -280,6 +369,7 @@ REGISTRATIONS = (
         INSTAGRAM_ID,
         aliases=("instagram",),
         fields=split_fields(INSTAGRAM_SPLIT, "shard"),
+        generator=snowflake_generator(INSTAGRAM_SPLIT),
         readings=(Reading(80.3),),
         summary="Instagram: 41-bit ms since 2011-08-24, 13-bit logical shard, 10-bit sequence",
     ),

@@ -17,6 +17,14 @@ from ulidkeys.ids.protocol import IdScheme
 Field = int | str
 #: The fields of an id, from its scheme and numeric form.
 FieldsOf = Callable[[IdScheme, int], dict[str, Field]]
+#: Epoch milliseconds now (a generator's clock; tests inject a fixed or stepping one).
+Clock = Callable[[], int]
+#: ``k`` random bits as an int (``secrets.randbits``; tests inject a seeded ``Random``'s).
+RandBits = Callable[[int], int]
+#: How a scheme's generator is made: ``make(scheme, clock, randbits, node)`` returns a callable
+#: giving a new id's canonical text at each call. ``node`` is the machine or shard number of
+#: node-based schemes (Snowflakes), None for the others.
+MakeGenerator = Callable[[IdScheme, Clock, RandBits, "int | None"], Callable[[], str]]
 
 
 def same_text(text: str) -> str | None:
@@ -53,7 +61,10 @@ class Registration:
     empty means ``inspect`` never guesses the scheme (every decimal number would be a ticket):
     it is read only when named. ``explains_refusals`` marks one scheme per text family whose
     reason is given when no scheme accepts a text. ``member`` makes a family's member from its
-    name (``typeid:post`` names ``member("post")``).
+    name (``typeid:post`` names ``member("post")``). ``generator`` makes the scheme's generator
+    (None: the time from the clock and every other free bit random, see
+    ``ulidkeys.ids.generators.IdGenerator``); ``generated=False`` marks schemes whose ids are
+    not made from a clock and random bits (tickets come from a counter, UUIDv3/v5 from a name).
     """
 
     name: str
@@ -61,6 +72,8 @@ class Registration:
     of_text: Callable[[str], IdScheme] | None = None
     member: Callable[[str], IdScheme] | None = None
     example: IdScheme | None = None
+    generator: MakeGenerator | None = None
+    generated: bool = True
     aliases: tuple[str, ...] = ()
     fields: FieldsOf = no_fields
     readings: tuple[Reading, ...] = ()

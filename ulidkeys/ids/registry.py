@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator, Mapping
+import secrets
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
 from ulidkeys.errors import InvalidValue, describe, require_str
+from ulidkeys.ids.generators import IdGenerator, wall_ms
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.ids.registration import Reading, Registration
+from ulidkeys.ids.registration import Clock, RandBits, Reading, Registration
+from ulidkeys.ids.schemes import IntCodedScheme
 
 #: Modules of the package that import this one (so are not scheme modules).
 _ABOVE = frozenset({"registry", "inspection"})
@@ -111,3 +114,38 @@ def sortable_samples() -> tuple[IdScheme, ...]:
     """One scheme of every registration whose text sorts by time: what the S3 and DynamoDB
     window suites run over."""
     return tuple(r.sample for r in REGISTRATIONS if r.sample is not None and r.sample.sorts_by_time)
+
+
+def generator_for(
+    name: object,
+    *,
+    clock: Clock | None = None,
+    randbits: RandBits | None = None,
+    node: int | None = None,
+) -> Callable[[], str]:
+    """A generator of new ids of the scheme called ``name`` (``"ksuid"``, ``"typeid:post"``,
+    ...): each call gives a new id's canonical text.
+
+    One protocol for every scheme: ``clock`` gives epoch milliseconds (default: the wall
+    clock) and ``randbits(k)`` ``k`` random bits (default: :func:`secrets.randbits`), so a
+    fixed clock and a seeded ``random.Random().getrandbits`` make reproducible ids. Node-based
+    schemes (Snowflakes) need ``node=``, this machine's or shard's number. InvalidValue for a
+    scheme whose ids are not made here (tickets come from a ticket server, UUIDv3/v5 from a
+    name).
+    """
+    family = require_str(name, "scheme").partition(":")[0]
+    registration = registration_of(family)
+    scheme = scheme_named(name)
+    if not registration.generated:
+        raise InvalidValue(
+            f"scheme={describe(name)}: {registration.name} ids are not made from a clock and "
+            "random bits (" + (registration.summary or "no generator") + ")"
+        )
+    clock = wall_ms if clock is None else clock
+    randbits = secrets.randbits if randbits is None else randbits
+    if registration.generator is not None:
+        return registration.generator(scheme, clock, randbits, node)
+    if node is not None:
+        raise InvalidValue(f"scheme={describe(name)}: {registration.name} ids have no node")
+    assert isinstance(scheme, IntCodedScheme)  # every registered scheme is one
+    return IdGenerator(scheme, clock=clock, randbits=randbits)

@@ -9,6 +9,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 
 from ulidkeys import base32
 from ulidkeys.errors import (
@@ -20,7 +21,15 @@ from ulidkeys.errors import (
     describe,
     require_int,
 )
-from ulidkeys.ids.registration import Field, Reading, Registration, hex_digits
+from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.registration import (
+    Clock,
+    Field,
+    RandBits,
+    Reading,
+    Registration,
+    hex_digits,
+)
 from ulidkeys.ulid import ULID, new
 
 
@@ -614,6 +623,22 @@ def ulid_fields(scheme: object, value: int) -> dict[str, Field]:
     return {"random": hex_digits(value & _RANDOM_80, 20)}
 
 
+def _object_id_generator(
+    scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
+) -> Callable[[], str]:
+    """ObjectIds as the MongoDB drivers make them, from ``clock`` and ``randbits``: the
+    seconds, a 5-byte value random per generator, a 3-byte counter from a random start."""
+    process = randbits(40) & ((1 << 40) - 1)
+    counter = itertools.count(randbits(24) & 0xFFFFFF)
+
+    def new() -> str:
+        ms = require_int(clock(), "clock()")
+        base = scheme.to_int(scheme.min_for(ms - ms % 1000))
+        return scheme.from_int(base | (process << 24) | (next(counter) & 0xFFFFFF))
+
+    return new
+
+
 REGISTRATIONS = (
     Registration(
         "ulid",
@@ -645,6 +670,7 @@ REGISTRATIONS = (
         },
         readings=(Reading(70.2),),
         explains_refusals=True,
+        generator=_object_id_generator,
         summary="MongoDB: 32-bit seconds + 40 random bits + 24-bit counter, 24 hex digits",
     ),
 )

@@ -7,7 +7,7 @@ A scheme declared in its own file: the registry finds it, so layouts, entities, 
 
 from __future__ import annotations
 
-from ulidkeys.ids.generators import SnowflakeSplit, split_fields
+from ulidkeys.ids.generators import SnowflakeSplit, snowflake_generator, split_fields
 from ulidkeys.ids.registration import Registration
 from ulidkeys.ids.schemes import SnowflakeScheme
 
@@ -28,6 +28,7 @@ REGISTRATIONS = (
         "sonyflake",
         SONYFLAKE,
         fields=split_fields(SONYFLAKE_SPLIT, "machine_id"),
+        generator=snowflake_generator(SONYFLAKE_SPLIT),
         summary="Sony: 39 bits of 10 ms steps since 2014-09-01, 8-bit sequence, 16-bit machine",
     ),
 )

@@ -120,6 +120,7 @@ REGISTRATIONS = (
     Registration(
         "ticket",
         TICKET,
+        generated=False,
         fields=lambda _, value: {"number": value},
         summary="Flickr-style ticket numbers, 20 zero-padded digits (no time)",
     ),

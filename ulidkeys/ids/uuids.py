@@ -12,8 +12,17 @@ import re
 import uuid
 from collections.abc import Callable
 
-from ulidkeys.errors import InvalidType, InvalidValue, describe
-from ulidkeys.ids.registration import Field, Reading, Registration, hex_digits
+from ulidkeys.errors import InvalidType, InvalidValue, TimeOutOfRange, describe, require_int
+from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.registration import (
+    Clock,
+    Field,
+    MakeGenerator,
+    RandBits,
+    Reading,
+    Registration,
+    hex_digits,
+)
 from ulidkeys.ids.schemes import (
     _GREGORIAN_OFFSET,
     _MAX_TICKS,
@@ -353,6 +362,39 @@ def _hashed(_: object, value: int) -> dict[str, Field]:
     return {**uuid_fields(value), "hash": hex_digits(value, 32)}
 
 
+def _uuid4_generator(
+    scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
+) -> Callable[[], str]:
+    """UUIDv4s from ``randbits``: 122 random bits around the version and variant (no clock)."""
+    return lambda: scheme.from_int(uuid.UUID(int=randbits(128), version=4).int)
+
+
+def _gregorian_generator(compose: Callable[[int, int], int]) -> MakeGenerator:
+    """The generator of a v1-family scheme (``compose(ticks, low)``: v1, v6, ordered v1) from
+    ``clock`` and ``randbits``: the clock's millisecond in 100 ns ticks plus a random sub-
+    millisecond part, a random clock sequence and a random node with the multicast bit set, as
+    :func:`~ulidkeys.ids.schemes.gregorian_now` does with the wall clock."""
+
+    def make(
+        scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
+    ) -> Callable[[], str]:
+        def new() -> str:
+            ms = require_int(clock(), "clock()")
+            sub = randbits(14)
+            while sub >= 10_000:  # uniform over the 10,000 ticks of a millisecond
+                sub = randbits(14)
+            ticks = ms * 10_000 + _GREGORIAN_OFFSET + sub
+            random = randbits(62)
+            low = _VARIANT | (((random >> 48) & 0x3FFF) << 48) | (random & (1 << 48) - 1)
+            if not 0 <= ticks <= _MAX_TICKS:
+                raise TimeOutOfRange(f"clock() = {ms} ms is outside what {scheme.name} ids hold")
+            return scheme.from_int(compose(ticks, low | (1 << 40)))
+
+        return new
+
+    return make
+
+
 REGISTRATIONS = (
     Registration(
         "uuid7",
@@ -372,6 +414,7 @@ REGISTRATIONS = (
         UUID6,
         aliases=("uuidv6",),
         fields=_v1_family(_v6_ticks),
+        generator=_gregorian_generator(_v6_value),
         readings=_uuid_readings(2),
         summary="RFC 9562 v6: v1's 100 ns Gregorian time reordered to sort, 36 characters",
     ),
@@ -380,12 +423,14 @@ REGISTRATIONS = (
         UUID1,
         aliases=("uuidv1",),
         fields=_v1_family(_v1_ticks),
+        generator=_gregorian_generator(_v1_value),
         readings=_uuid_readings(3),
         summary="RFC 9562 v1: 100 ns Gregorian time, scattered (does not sort)",
     ),
     Registration(
         "uuid3",
         UUID3,
+        generated=False,
         aliases=("uuidv3",),
         fields=_hashed,
         readings=_uuid_readings(4),
@@ -396,12 +441,14 @@ REGISTRATIONS = (
         UUID4,
         aliases=("uuidv4",),
         fields=lambda _, v: {**uuid_fields(v), "random": hex_digits(UUID4._random_of(v), 31)},
+        generator=_uuid4_generator,
         readings=_uuid_readings(5),
         summary="RFC 9562 v4: 122 random bits (no time)",
     ),
     Registration(
         "uuid5",
         UUID5,
+        generated=False,
         aliases=("uuidv5",),
         fields=_hashed,
         readings=_uuid_readings(6),
@@ -410,6 +457,7 @@ REGISTRATIONS = (
     Registration(
         "uuid-nil",
         UUID_NIL,
+        generated=False,
         fields=lambda _, v: {"version": 0},
         readings=_uuid_readings(7),
         summary="the nil UUID, all zeros",
@@ -417,6 +465,7 @@ REGISTRATIONS = (
     Registration(
         "uuid-max",
         UUID_MAX,
+        generated=False,
         fields=lambda _, v: {"version": 15},
         readings=_uuid_readings(8),
         summary="the max UUID, all ones",
@@ -432,6 +481,7 @@ REGISTRATIONS = (
             **gregorian_fields(_ordered_ticks(v), v & _LOW_64),
         },
         readings=(Reading(50, lambda text: text if _HEX32.fullmatch(text) else None),),
+        generator=_gregorian_generator(_ordered_value),
         explains_refusals=True,
         summary="MySQL's UUID_TO_BIN(u, 1): v1 with the time moved first, 32 hex digits",
     ),
