@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import uuid as std_uuid
 from dataclasses import dataclass
@@ -44,10 +45,17 @@ from ulidkeys.ids import (
     require_sortable,
     shard_of,
 )
+from ulidkeys.ids.generators import IdGenerator
+from ulidkeys.ids.registry import generator_for, sortable_samples
 
 #: A made-up 64-bit Snowflake layout, to check that the parameters (not only the built-ins) work.
 CUSTOM_64 = SnowflakeScheme("custom-64", epoch_ms=0, shift=12, bits=64)
-ALL: list[IntCodedScheme] = [*SCHEMES, CUSTOM_64]
+#: Every time-sortable scheme of the registry (a new scheme module joins without an edit here),
+#: and a made-up Snowflake layout.
+ALL: list[IntCodedScheme] = [
+    *(s for s in sortable_samples() if isinstance(s, IntCodedScheme)),
+    CUSTOM_64,
+]
 SNOWFLAKES = [TWITTER_SNOWFLAKE, DISCORD_SNOWFLAKE, INSTAGRAM_ID, CUSTOM_64]
 UUID_VERSION = {UUID7: 7, UUID6: 6}
 GREGORIAN_OFFSET = 0x01B21DD213814000
@@ -62,14 +70,34 @@ def utc(ms: int) -> datetime:
 
 
 def valid_ints(scheme: IntCodedScheme) -> st.SearchStrategy[int]:
-    """Random numeric forms of valid ids, the extremes included."""
-    top = (1 << scheme.bits) - 1
-    raw = st.one_of(st.integers(0, top), st.sampled_from([0, 1, top - 1, top]))
-    version = UUID_VERSION.get(scheme)
-    if version is None:
-        return raw
-    clear = ~((0xF << 76) | (0b11 << 62))
-    return raw.map(lambda v: (v & clear) | (version << 76) | (0b10 << 62))
+    """Random numeric forms of valid ids, the extremes included.
+
+    Schemes whose every bit pattern is an id (and UUIDv7/v6, by their version and variant)
+    are drawn as raw numbers; any other registered scheme through its own generator with the
+    clock and random bits drawn (hypothesis' ``randoms``), so its fixed bits are its own.
+    """
+    if scheme in UUID_VERSION or scheme in SCHEMES or scheme is CUSTOM_64:
+        top = (1 << scheme.bits) - 1
+        raw = st.one_of(st.integers(0, top), st.sampled_from([0, 1, top - 1, top]))
+        version = UUID_VERSION.get(scheme)
+        if version is None:
+            return raw
+        clear = ~((0xF << 76) | (0b11 << 62))
+        return raw.map(lambda v: (v & clear) | (version << 76) | (0b10 << 62))
+    extremes = [
+        scheme.to_int(scheme.min_for(scheme.min_ms)),
+        scheme.to_int(scheme.max_for(scheme.max_ms - scheme.max_ms % scheme.resolution_ms)),
+    ]
+
+    def made(ms: int, rng: random.Random) -> int:
+        try:
+            new = IdGenerator(scheme, clock=lambda: ms, randbits=rng.getrandbits)
+        except errors.InvalidValue:  # its bits are not a mask (100 ns ticks): its own generator
+            new = generator_for(scheme.name, clock=lambda: ms, randbits=rng.getrandbits)
+        return scheme.to_int(new())
+
+    drawn = st.builds(made, st.integers(scheme.min_ms, scheme.max_ms), st.randoms())
+    return st.one_of(drawn, st.sampled_from(extremes))
 
 
 def alphabet_of(scheme: IntCodedScheme) -> str:
@@ -231,6 +259,10 @@ def test_min_max_round_trip(scheme: IntCodedScheme, data: st.DataObject) -> None
 def test_floor_and_ceiling(scheme: IntCodedScheme) -> None:
     floor, ceiling = id_floor(scheme), id_ceiling(scheme)
     lowest, highest = 0, (1 << scheme.bits) - 1
+    if scheme not in SCHEMES and scheme is not CUSTOM_64:  # fixed bits of their own
+        lowest = scheme.to_int(scheme.min_for(scheme.min_ms))
+        highest = scheme.to_int(scheme.max_for(scheme.max_ms))
+        assert scheme.to_int(id_floor(scheme)) == lowest
     if scheme in UUID_VERSION:
         fixed = (UUID_VERSION[scheme] << 76) | (0b10 << 62)
         lowest, highest = fixed, highest & ~((0xF << 76) | (0b11 << 62)) | fixed
