@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ulidkeys.dynamodb import Entity, Index
+from ulidkeys.errors import InvalidSlice, InvalidType, InvalidValue
 from ulidkeys.ids import KSUID, TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.listings import plan_folders
 from ulidkeys.planning.partitions import Period
@@ -134,3 +135,20 @@ def test_entities_and_schemes_are_values() -> None:
     assert declare() != Entity(pk="Org#{org}#{bucket}", sk="Post#{id}", bucket="hour")
     assert pickle.loads(pickle.dumps(KSUID)) == KSUID
     assert KSUID != UUID7
+
+
+def test_plan_slice_is_one_workers_share() -> None:
+    for name in ("s3-shards-hours", "dynamodb-buckets-shards"):
+        plan = PLANNERS[name]()
+        pieces = plan.slices(5)
+        assert [plan.slice(i, 5) for i in range(5)] == [plan.slice_plan(p) for p in pieces]
+        for bad in (-1, 5):
+            with pytest.raises(InvalidValue, match=r"index=-?\d .* must be 0 \.\. 4"):
+                plan.slice(bad, 5)
+        for wrong in (True, "1"):
+            with pytest.raises(InvalidType):
+                plan.slice(wrong, 5)  # type: ignore[arg-type]
+        with pytest.raises(InvalidValue):
+            plan.slice(0, 0)
+        with pytest.raises(InvalidSlice):  # a plan resumed at a cursor is no whole window
+            plan_window(KeyLayout(), T0, T0 + HOUR, limit=3).slice(0, 2)

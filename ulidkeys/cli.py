@@ -621,8 +621,9 @@ def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) ->
     if not 0 <= index < count:
         raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
     start, end = fixed_window(args.since, args.until, "--slice", ("--since", "--until"))
-    whole = plan_listing(layout, start, end, directory_bucket=directory)
-    return whole.slice_plan(whole.slices(count)[index], args.cursor)
+    return plan_listing(layout, start, end, directory_bucket=directory).slice(
+        index, count, args.cursor
+    )
 
 
 def _manifest_output(

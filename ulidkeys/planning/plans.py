@@ -217,6 +217,14 @@ class Plan(Generic[CallT]):
             )
         return [Slice(self.scope, self.start_ms, self.end_ms, i, n) for i in range(n)]
 
+    def slice(self, index: int, count: int, cursor: str | None = None) -> Plan[CallT]:
+        """The plan of slice ``index`` (0-based, like array jobs) of ``count`` of this plan's
+        window, resumed past ``cursor`` (one that slice's listing gave): what one of ``count``
+        workers runs. Every worker must plan the same window: see :func:`fixed_window`."""
+        require_count(count, "count", 1, MAX_SLICES)
+        require_count(index, "index", 0, count - 1)  # 0-based, like array jobs
+        return self.slice_plan(self.slices(count)[index], cursor)
+
     def slice_plan(self, piece: Slice, cursor: str | None = None) -> Plan[CallT]:
         """The plan listing exactly ``piece`` (a slice of this plan's window), resumed just past
         ``cursor`` (a cursor the same slice's listing gave) if given."""
