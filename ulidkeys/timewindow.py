@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from ulidkeys import base32, prefixcover
 from ulidkeys.errors import InvalidWindow, require_str
+from ulidkeys.ids.protocol import bounds
+from ulidkeys.ids.schemes import ULID_SCHEME
 from ulidkeys.prefixcover import END_OF_TIME_MS, PrefixBlock, PrefixCover
 from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
 from ulidkeys.ulid import ULID
@@ -80,12 +82,17 @@ class TimeWindow:
         ``lo`` is the smallest ULID of ``start_ms`` and ``hi`` the smallest of ``end_ms``; both
         are prefixed by ``prefix``. Any suffix after the ULID (``.jpg``, ``#Comment#...``) keeps
         the comparison exact, because the ULIDs already differ within their 26 characters.
+        The same path as every scheme's (:func:`ulidkeys.ids.bounds`); at the end of time
+        (``end_ms`` = 2**48) ``hi`` is the 26-character text of ``end_ms``
+        (``"80000000000000000000000000"``), where the scheme-wide path gives the shorter ``"8"``:
+        both lie above every ULID.
         """
-        require_str(prefix, "prefix")
-        return (
-            prefix + base32.encode_time(self.start_ms) + _ZEROS,
-            prefix + base32.encode_time(self.end_ms) + _ZEROS,
-        )
+        lo, hi = bounds(ULID_SCHEME, self, prefix)
+        if self.end_ms > ULID_SCHEME.max_ms:
+            hi = prefix + base32.encode_time(self.end_ms) + _ZEROS
+            if self.start_ms > ULID_SCHEME.max_ms:
+                lo = hi
+        return lo, hi
 
     def inclusive_bounds(self, prefix: str = "", suffix: str = "") -> tuple[str, str]:
         """``(lo, hi_incl)``: the smallest ULID of ``start_ms`` and the largest of ``end_ms - 1``.
