@@ -90,8 +90,6 @@ class TimeWindow:
         lo, hi = bounds(ULID_SCHEME, self, prefix)
         if self.end_ms > ULID_SCHEME.max_ms:
             hi = prefix + base32.encode_time(self.end_ms) + _ZEROS
-            if self.start_ms > ULID_SCHEME.max_ms:
-                lo = hi
         return lo, hi
 
     def inclusive_bounds(self, prefix: str = "", suffix: str = "") -> tuple[str, str]:
