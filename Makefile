@@ -60,9 +60,12 @@ dist: $(STAMP)
 demo: $(VENV)/.installed-demo
 	$(BIN)/ulidkeys demo
 
-# Rewrite each notebooks/*.ipynb from its notebooks/src/*.py (jupytext pairing), no outputs.
+# Rewrite each notebooks/*.ipynb from its notebooks/src/*.py (jupytext pairing), then run it in
+# a kernel and keep the outputs (plots included), so a notebook opened on GitHub shows them.
 notebooks: $(STAMP)
 	$(BIN)/jupytext --sync notebooks/src/*.py
+	MPLBACKEND=module://matplotlib_inline.backend_inline $(BIN)/jupyter execute --inplace \
+		--timeout=300 notebooks/*.ipynb
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'

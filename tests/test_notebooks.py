@@ -1,5 +1,6 @@
-"""Every notebook runs top to bottom in a real Jupyter kernel, draws at least one plot, and
-holds exactly the cells of its jupytext source (notebooks/src/NAME.py, py:percent)."""
+"""Every notebook runs top to bottom in a real Jupyter kernel, draws at least one plot, holds
+exactly the cells of its jupytext source (notebooks/src/NAME.py, py:percent), and is committed
+with the outputs of a run (so it shows its plots when opened on GitHub)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SOURCES = sorted((ROOT / "notebooks" / "src").glob("*.py"))
-FIX = "edit notebooks/src/NAME.py, then `make notebooks` (jupytext --sync) rewrites the .ipynb"
+FIX = (
+    "edit notebooks/src/NAME.py, then `make notebooks` rewrites the .ipynb (jupytext --sync) and "
+    "runs it to keep its outputs"
+)
 
 
 def cells(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
@@ -31,7 +35,17 @@ def test_notebook_matches_its_source(path: Path) -> None:
     source = jupytext.read(ROOT / "notebooks" / "src" / f"{path.stem}.py")
     notebook = nbformat.read(path, as_version=4)
     assert cells(notebook) == cells(source), f"{path.name} drifted from its source: {FIX}"
-    assert all(not cell.get("outputs") for cell in notebook.cells), "commit without outputs"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_committed_with_the_outputs_of_a_clean_run(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    counts = [cell.get("execution_count") for cell in code]
+    assert counts == list(range(1, len(code) + 1)), f"{path.name}: not one run top to bottom: {FIX}"
+    outputs = [output for cell in code for output in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"], f"{path.name}: an error"
+    assert any("image/png" in o.get("data", {}) for o in outputs), f"{path.name}: no plot: {FIX}"
 
 
 def test_a_drifted_notebook_is_caught() -> None:
