@@ -17,7 +17,8 @@ import pytest
 from moto import mock_aws
 
 from ulidkeys import ULID
-from ulidkeys.cli import NEW_CHUNK, main
+from ulidkeys.cli import main
+from ulidkeys.cli.new import NEW_CHUNK
 from ulidkeys.dynamodb import Entity
 from ulidkeys.s3 import KeyLayout
 

@@ -55,7 +55,7 @@ class OneClient:
 
 @pytest.fixture(autouse=True)
 def one_client(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ulidkeys.cli._session", lambda args: OneClient(s3))
+    monkeypatch.setattr("ulidkeys.cli.ls.aws_session", lambda args: OneClient(s3))
 
 
 def listed(capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:

@@ -1,0 +1,131 @@
+"""What the subcommands that call AWS share: the session, checkpoint stores, consumer runs,
+cursors, and ``--explain`` output with the pasteable ``aws`` commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from ulidkeys.cli.output import report
+from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
+from ulidkeys.errors import InvalidValue
+from ulidkeys.planning.checkpoints import describe_checkpoint
+from ulidkeys.planning.locations import split_s3_url
+from ulidkeys.s3 import S3CheckpointStore
+from ulidkeys.timeinput import (
+    format_ms,
+)
+
+# --- AWS: sessions, checkpoints, cursors -------------------------------------------------------
+
+
+def fields_of(pairs: Sequence[str]) -> dict[str, str]:
+    """``["org=acme", "author=bob"]`` -> ``{"org": "acme", "author": "bob"}``."""
+    fields: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise InvalidValue(f"--field {pair!r} must look like NAME=VALUE (e.g. org=acme)")
+        fields[name] = value
+    return fields
+
+
+def check_endpoint(url: str | None) -> None:
+    if url is None:
+        return
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidValue(
+            f"--endpoint-url {url!r} is not an http(s) URL; expected e.g. http://127.0.0.1:5000"
+        )
+
+
+def aws_session(args: argparse.Namespace) -> Any:
+    try:
+        import boto3  # the aws extra: only the commands that call AWS need it
+    except ImportError:
+        raise InvalidValue(
+            f"{args.command} calls AWS and needs boto3: pip install 'ulidkeys[aws]' "
+            "(or 'ulidkeys[cli]')"
+        ) from None
+
+    check_endpoint(args.endpoint_url)
+    return boto3.session.Session(profile_name=args.profile, region_name=args.region)
+
+
+def checkpoint_store(spec: str, session: Any, endpoint_url: str | None) -> CheckpointStore:
+    """``--checkpoint``: ``s3://BUCKET/KEY`` names an S3 object, anything else a local file."""
+    if spec.startswith("s3://"):
+        bucket, key = split_s3_url(spec)
+        if not key or key.endswith("/"):
+            raise InvalidValue(f"--checkpoint {spec!r} must name an object: s3://BUCKET/KEY")
+        return S3CheckpointStore(session.client("s3", endpoint_url=endpoint_url), bucket, key)
+    return FileStore(spec)
+
+
+def refuse_with_checkpoint(args: argparse.Namespace, *names: str) -> None:
+    for name in ("cursor", "until", *names):
+        if getattr(args, name, None) not in (None, False):
+            option = "--" + name.replace("_", "-")
+            raise InvalidValue(
+                f"{option} does not go with --checkpoint: a checkpoint run lists from its "
+                "watermark to now - settle and resumes by itself"
+            )
+
+
+def consume_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "since": args.since,
+        "settle": round(args.settle * 1000),
+        "overlap": round(args.overlap * 1000),
+    }
+
+
+def consume(consumption: Consumption[Any], show: Callable[[Any], int], noun: str) -> int:
+    """Print what is new, then commit: a crash before the commit prints it again next time."""
+    count = show(consumption)
+    checkpoint = consumption.commit()
+    stats = consumption.stats
+    report(
+        f"{count} new {noun}, {stats.calls} calls, {stats.read} read ({stats.repeated} again in "
+        f"the overlap, {stats.late} late); checkpoint: {describe_checkpoint(checkpoint)}"
+    )
+    return 0
+
+
+def print_cursor(cursor: str | None) -> None:
+    if cursor is not None:
+        report(f"resume after the last one with: --cursor {cursor}")
+
+
+def aws_options(args: argparse.Namespace) -> list[str]:
+    """The connection flags given to ulidkeys, for the printed ``aws`` commands too."""
+    options = []
+    for flag in ("endpoint_url", "region", "profile"):
+        value = getattr(args, flag, None)
+        if value is not None:
+            options += ["--" + flag.replace("_", "-"), value]
+    return options
+
+
+def explain_run(run: Run, commands: list[str]) -> int:
+    """``--explain --checkpoint``: the next run's window and calls; nothing listed or written."""
+    window = run.window
+    base = "no checkpoint yet" if run.base is None else describe_checkpoint(run.base)
+    print(
+        f"# next run from the checkpoint ({base}): lists {format_ms(window.start_ms)} .. "
+        f"{format_ms(window.end_ms)}, re-checking {window.overlap_ms / 1000:g} s below the "
+        f"stored watermark {format_ms(window.watermark_ms)} for late arrivals; "
+        "this prints it only: nothing is listed, the checkpoint is unchanged"
+    )
+    return explain(run.plan.explain(), commands)
+
+
+def explain(plan_text: str, commands: list[str]) -> int:
+    print(plan_text)
+    print("# the same calls with the AWS CLI (paste into a shell):")
+    print("\n".join(commands))
+    return 0

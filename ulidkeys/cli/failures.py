@@ -1,0 +1,90 @@
+"""A failure as one line and an exit status: 2 for a mistake in the command or the AWS
+set-up, 1 for what AWS reported (``--debug`` shows the traceback instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ulidkeys.errors import ServiceError, UlidkeysError, aws_error
+
+# --- failures ------------------------------------------------------------------------------------
+
+_CONFIG_ERRORS = {  # botocore errors raised before anything is sent: the set-up is wrong
+    "ProfileNotFound": "{error}; check --profile / AWS_PROFILE (`aws configure list-profiles`)",
+    "NoCredentialsError": "no AWS credentials found; run `aws configure`, pass --profile, or "
+    "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+    "PartialCredentialsError": "{error}; check your AWS credentials (`aws configure`)",
+    "NoRegionError": "no AWS region is set; pass --region or set AWS_REGION",
+    "ParamValidationError": "AWS would refuse this request: {error}",
+    "InvalidRegionError": "{error}; pass a region such as --region us-east-1",
+}
+_NETWORK_ERRORS = ("EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError")
+_CREDENTIAL_CODES = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "InvalidAccessKeyId",
+        "SignatureDoesNotMatch",
+        "UnrecognizedClientException",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidClientTokenId",
+    }
+)
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _aws_message(code: str, error: BaseException, args: argparse.Namespace) -> str:
+    said = error.response.get("Error", {}).get("Message") or code  # type: ignore[attr-defined]
+    if code == "NoSuchBucket":
+        bucket = getattr(args, "location", "")
+        return f"{bucket}: no such bucket (NoSuchBucket); check the bucket name and --region"
+    if code == "ResourceNotFoundException":
+        return f"table {args.table!r} not found ({code}); check --table and --region"
+    if code == "ValidationException":
+        return (
+            f"DynamoDB refused the query ({code}: {said}); check that --pk-attr/--sk-attr "
+            f"({args.pk_attr}/{args.sk_attr}) are the table's key attributes"
+        )
+    if code in _CREDENTIAL_CODES:
+        return f"AWS refused the request ({code}: {said}); check your credentials and permissions"
+    return f"AWS refused the request ({code}: {said})"
+
+
+def failure(error: BaseException, args: argparse.Namespace) -> tuple[int, str]:
+    """``(exit status, one line)`` for an error: 2 for a mistake in the command or the AWS
+    set-up (nothing was sent), 1 for a failure AWS or the network reported."""
+    if isinstance(error, ServiceError):
+        return 1, str(error)
+    if isinstance(error, UlidkeysError):
+        return 2, str(error)
+    names = {cls.__name__ for cls in type(error).__mro__}
+    for name, message in _CONFIG_ERRORS.items():
+        if name in names:
+            return 2, message.format(error=_one_line(error))
+    if names.intersection(_NETWORK_ERRORS):
+        where = args.endpoint_url or "AWS"
+        return 1, f"could not reach {where} ({_one_line(error)}); check --endpoint-url, network"
+    code, _status = aws_error(error)
+    if code is not None:
+        return 1, _aws_message(code, error, args)
+    return 1, (
+        f"unexpected {type(error).__name__}: {_one_line(error)} (run again with --debug for the "
+        "traceback, and please report it)"
+    )
+
+
+def silence_stdout() -> None:
+    """After a closed pipe (``| head``), send the rest to /dev/null: no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a captured stdout has no file descriptor
+        pass

@@ -1,0 +1,137 @@
+"""``ulidkeys new``: fresh ids of any scheme (ULIDs by default), in bounded memory."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+
+from ulidkeys import base32
+from ulidkeys.cli.options import (
+    TIME_HELP,
+    Command,
+    add_output,
+    add_scheme,
+    count_arg,
+    scheme_of,
+)
+from ulidkeys.cli.output import Row, emit
+from ulidkeys.errors import InvalidValue
+from ulidkeys.ids.protocol import IdScheme, has_no_time
+from ulidkeys.ids.registry import generator_for, registration_of
+from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.timeinput import (
+    format_ms,
+    to_ms,
+)
+from ulidkeys.ulid import Monotonic, batch
+
+#: Where the subcommand stands in ``ulidkeys --help``.
+ORDER = 10
+
+
+def register(command: Command) -> None:
+    """Add the subcommand, its options and its handler."""
+    new = command("new", "print fresh ids (ULIDs unless --scheme)")
+    new.add_argument("-n", "--count", type=count_arg, default=1, help="how many (default 1)")
+    new.add_argument(
+        "--monotonic", action="store_true", help="a strictly increasing run (also with --at)"
+    )
+    new.add_argument("--at", help=f"{TIME_HELP} (default: now)")
+    new.add_argument(
+        "--node",
+        type=int,
+        default=None,
+        metavar="N",
+        help="this machine's or shard's number, for Snowflake-style schemes (twitter-snowflake, "
+        "instagram-id, sonyflake, ...)",
+    )
+    add_scheme(new, "the ids made")
+    add_output(new)
+    new.set_defaults(handler=run)
+
+
+#: Ids made per step by ``new``: any count streams in bounded memory.
+NEW_CHUNK = 65_536
+
+
+def _new_chunks(count: int, at_ms: int | None, monotonic: bool) -> Iterator[list[str]]:
+    """``count`` ids in chunks of at most :data:`NEW_CHUNK` (``batch`` takes a million at most)."""
+    fixed = None if at_ms is None else Monotonic(clock=lambda: at_ms)
+    left = count
+    while left:
+        n = min(left, NEW_CHUNK)
+        left -= n
+        if monotonic:
+            yield batch(n, monotonic=True) if fixed is None else fixed.batch(n)
+        elif at_ms is not None:
+            yield base32.random_tails(n, base32.encode_time(at_ms))
+        else:
+            yield batch(n)
+
+
+def run(args: argparse.Namespace) -> int:
+    scheme = scheme_of(args)
+    if scheme is not ULID_SCHEME:
+        return _new_of_scheme(args, scheme)
+    at_ms = None if args.at is None else to_ms(args.at, "--at")
+    chunks = _new_chunks(args.count, at_ms, args.monotonic)
+    if args.output == "text":
+        for chunk in chunks:
+            sys.stdout.write("\n".join(chunk) + "\n")
+        return 0
+
+    def rows() -> Iterator[Row]:
+        for chunk in chunks:
+            for text in chunk:
+                ms = base32.decode(text[:10])
+                yield {"id": text, "time": format_ms(ms), "timestamp_ms": ms}
+
+    emit(rows(), args.output, str)
+    return 0
+
+
+def _new_of_scheme(args: argparse.Namespace, scheme: IdScheme) -> int:
+    """``new --scheme NAME``: fresh ids of another scheme, from the registry's generator of it
+    (``--at``: a clock fixed at that time; ``--node``: the node of a Snowflake-style scheme)."""
+    if args.monotonic:
+        raise InvalidValue(
+            f"--monotonic makes ULIDs only; leave it out with --scheme {args.scheme}"
+        )
+    at_ms = None if args.at is None else to_ms(args.at, "--at")
+    registration = registration_of(args.scheme.partition(":")[0])
+    if not registration.generated:
+        hint = "; tickets come from ulidkeys.dynamodb.TicketServer" if has_no_time(scheme) else ""
+        raise InvalidValue(
+            f"--scheme {args.scheme}: {scheme.name} ids are not made from a clock "
+            f"({registration.summary}){hint}"
+        )
+    if at_ms is not None and scheme.sorts_by_time and not scheme.min_ms <= at_ms <= scheme.max_ms:
+        raise InvalidValue(
+            f"--at {args.at}: {scheme.name} ids hold times from {format_ms(max(scheme.min_ms, 0))} "
+            f"to {format_ms(scheme.max_ms)}"
+        )
+    try:
+        make = generator_for(
+            args.scheme, clock=None if at_ms is None else lambda: at_ms, node=args.node
+        )
+    except InvalidValue as error:  # a node missing, or given to a scheme without one
+        if args.node is None:
+            raise InvalidValue(f"--scheme {args.scheme} needs --node N: {error}") from None
+        raise InvalidValue(f"--node {args.node}: {error}") from None
+
+    def rows() -> Iterator[Row]:
+        for _ in range(args.count):
+            text = str(make())
+            try:
+                ms: int | None = scheme.timestamp_ms(text)
+            except InvalidValue:  # a scheme without time (UUIDv4)
+                ms = None
+            yield {
+                "id": text,
+                "time": None if ms is None else format_ms(ms),
+                "timestamp_ms": ms,
+            }
+
+    emit(rows(), args.output, lambda row: str(row["id"]))
+    return 0

@@ -1,0 +1,151 @@
+"""The options the subcommands share (scheme, output, window, AWS connection, config) and
+their argument types, checked when parsed; the parser whose usage mistakes are one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from ulidkeys.errors import UlidkeysError
+from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.registry import scheme_named
+from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.timeinput import (
+    TIME_TEXT_RULE,
+)
+
+#: Largest count a flag takes (``-n``, ``--latest``, ``--limit``): far past any real use.
+MAX_COUNT = 10**18
+OUTPUTS = ("text", "json", "jsonl")
+DEBUG_ENV = "ULIDKEYS_DEBUG"
+
+
+# --- arguments -----------------------------------------------------------------------------------
+
+
+def scheme_arg(text: str) -> str:
+    """A ``--scheme`` name, checked when parsed (``ulidkeys schemes`` lists them)."""
+    try:
+        scheme_named(text)
+    except UlidkeysError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def add_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the config file of named layouts and entities (default: ulidkeys.toml or "
+        "pyproject.toml [tool.ulidkeys] here or above, then ~/.config/ulidkeys/config.toml)",
+    )
+
+
+def scheme_of(args: argparse.Namespace) -> IdScheme:
+    name = getattr(args, "scheme", None)
+    return ULID_SCHEME if name is None else scheme_named(name)
+
+
+def add_scheme(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--scheme",
+        type=scheme_arg,
+        default=None,
+        metavar="NAME",
+        help=f"the id scheme of {what} (default ulid; e.g. uuid7, ksuid, objectid, "
+        "twitter-snowflake, typeid:PREFIX; `ulidkeys schemes` lists them)",
+    )
+
+
+def count_arg(text: str) -> int:
+    """A count flag: ASCII digits only (``-5``, ``1e3`` and ``٣`` are refused alike)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count: write digits, e.g. 20")
+    if len(text) > 19 or int(text) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text} is more than {MAX_COUNT:.0e}")
+    return int(text)
+
+
+def seconds_arg(text: str) -> float:
+    """A duration in seconds: finite and >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
+
+
+TIME_HELP = "a time: " + TIME_TEXT_RULE.replace("%", "%%")
+
+
+def add_output(parser: argparse.ArgumentParser, default: str = "text") -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=OUTPUTS,
+        default=default,
+        help=f"text, one JSON array, or JSON Lines (default {default})",
+    )
+
+
+def add_aws_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--endpoint-url", help="e.g. a local moto server: http://127.0.0.1:5000")
+    parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
+    parser.add_argument("--profile", default=None, help="AWS profile (default: your AWS config)")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="print the planned calls and the same calls as `aws` commands; call nothing",
+    )
+    parser.add_argument(
+        "--cursor", help="resume just past the last item a previous run printed (its cursor)"
+    )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="FILE|s3://BUCKET/KEY",
+        help="print only what is new since the last run with this checkpoint, then advance it "
+        "(the first run starts at --since)",
+    )
+    parser.add_argument(
+        "--settle",
+        type=seconds_arg,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --checkpoint: leave out the last SECONDS (uploads still arriving)",
+    )
+    parser.add_argument(
+        "--overlap",
+        type=seconds_arg,
+        default=60.0,
+        metavar="SECONDS",
+        help="with --checkpoint: re-check SECONDS below the watermark for late arrivals",
+    )
+
+
+def add_window(parser: argparse.ArgumentParser, since: str) -> None:
+    parser.add_argument("--since", help=f"{TIME_HELP} ({since})")
+    parser.add_argument("--until", default=None, help="a time, as --since (default: now)")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def given(flag: Any, configured: Any, default: Any) -> Any:
+    """A flag given on the command line, else the config file's value, else the default."""
+    if flag is not None:
+        return flag
+    return default if configured is None else configured
+
+
+#: Adds a subcommand: ``command(name, help)`` gives its parser (each subcommand module's
+#: ``register`` receives one).
+Command = Callable[[str, str], argparse.ArgumentParser]

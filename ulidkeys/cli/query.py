@@ -1,0 +1,181 @@
+"""``ulidkeys query``: the DynamoDB items of an entity in a window, the newest, or what
+is new since a checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from ulidkeys import config
+from ulidkeys.cli.aws import (
+    aws_options,
+    aws_session,
+    checkpoint_store,
+    consume,
+    consume_options,
+    explain,
+    explain_run,
+    fields_of,
+    print_cursor,
+    refuse_with_checkpoint,
+)
+from ulidkeys.cli.options import (
+    Command,
+    add_aws_options,
+    add_config,
+    add_output,
+    add_scheme,
+    add_window,
+    count_arg,
+    given,
+)
+from ulidkeys.cli.output import emit, json_text, report
+from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.errors import InvalidValue
+from ulidkeys.ids.registry import scheme_named
+from ulidkeys.planning.awscli import dynamodb_commands
+from ulidkeys.planning.queries import plan_window as plan_query_window
+from ulidkeys.progress import track
+
+#: Where the subcommand stands in ``ulidkeys --help``.
+ORDER = 50
+
+
+def register(command: Command) -> None:
+    """Add the subcommand, its options and its handler."""
+    query = command("query", "DynamoDB items of an entity in a time window")
+    query.add_argument(
+        "name", nargs="?", help="an entity named in the config file (or give --pk and --sk)"
+    )
+    query.add_argument(
+        "--table", help="table name (required unless --explain or the config names it)"
+    )
+    query.add_argument("--pk", help="partition key template, e.g. 'Org#{org}'")
+    query.add_argument("--sk", help="sort key template, e.g. 'Post#{id}'")
+    query.add_argument(
+        "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
+    )
+    add_window(query, "default: the epoch")
+    query.add_argument(
+        "--newest-first", action="store_true", help="newest items first (default: oldest first)"
+    )
+    query.add_argument(
+        "--limit", type=count_arg, default=None, help="print at most this many items (in order)"
+    )
+    query.add_argument(
+        "--latest",
+        type=count_arg,
+        metavar="N",
+        help="the N newest items (before --until; a bucketed entity also needs --since)",
+    )
+    query.add_argument(
+        "--index",
+        metavar="NAME",
+        help="query this GSI of a config file's entity ([entities.NAME.gsi.INDEX] pk, sk)",
+    )
+    query.add_argument("--pk-attr", default=None, help="partition key attribute (default PK)")
+    query.add_argument("--sk-attr", default=None, help="sort key attribute (default SK)")
+    query.add_argument(
+        "--bucket",
+        choices=["hour", "day", "month", "year"],
+        default=None,
+        help="time buckets in the partition key, the {bucket} of --pk",
+    )
+    query.add_argument(
+        "--shards",
+        type=count_arg,
+        default=None,
+        help="write shards in the partition key, the {shard} of --pk (0: none)",
+    )
+    add_scheme(query, "the ids in the sort keys")
+    add_output(query, default="jsonl")
+    add_aws_options(query)
+    add_config(query)
+    query.set_defaults(handler=run)
+
+
+def _query_entity(args: argparse.Namespace) -> Entity:
+    """``query``'s entity: from ``--pk``/``--sk`` and the flags, or from an entity named in the
+    config file (``query posts``), the flags overriding what it says (``args`` gets the
+    resolved table and attribute names)."""
+    settings: Mapping[str, Any] = {}
+    if args.name is not None:
+        settings = config.load(args.config).entity(args.name).settings
+    elif args.pk is None or args.sk is None:
+        raise InvalidValue(
+            "query needs --pk and --sk (e.g. --pk 'Org#{org}' --sk 'Post#{id}'), or the name "
+            "of an entity in the config file"
+        )
+    args.table = given(args.table, settings.get("table"), None)
+    args.pk_attr = given(args.pk_attr, settings.get("pk_attr"), "PK")
+    args.sk_attr = given(args.sk_attr, settings.get("sk_attr"), "SK")
+    return Entity(
+        pk=given(args.pk, settings.get("pk"), None),
+        sk=given(args.sk, settings.get("sk"), None),
+        pk_attr=args.pk_attr,
+        sk_attr=args.sk_attr,
+        bucket=given(args.bucket, settings.get("bucket"), None),
+        shards=given(args.shards, settings.get("shards"), None) or None,  # 0: none, as for ls
+        scheme=scheme_named(given(args.scheme, settings.get("scheme"), "ulid")),
+        separator=settings.get("separator", "#"),
+        id_field=settings.get("id_field", "id"),
+        newest_first_keys=settings.get("newest_first_keys", False),
+        gsi=config.indexes(settings),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    entity = _query_entity(args)
+    fields: dict[str, Any] = dict(fields_of(args.field))
+    if args.checkpoint is not None:
+        refuse_with_checkpoint(args, "newest_first", "limit", "latest", "index")
+    if args.latest is not None:
+        for flag in ("newest_first", "limit"):
+            if getattr(args, flag):
+                raise InvalidValue(
+                    f"--{flag.replace('_', '-')} does not go with --latest (N newest, newest first)"
+                )
+        if args.explain:
+            raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
+    window = {
+        "newest_first": args.newest_first,
+        "limit": args.limit,
+        "cursor": args.cursor,
+        "index": args.index,
+    }
+    if args.explain and args.checkpoint is None:
+        plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
+        commands = dynamodb_commands(args.table or "TABLE", plan, aws_options(args))
+        return explain(plan.explain(), commands)
+    if not args.table and not args.explain:
+        raise InvalidValue("query needs --table (or --explain to print the plan only)")
+    session = aws_session(args)
+    client = session.client("dynamodb", endpoint_url=args.endpoint_url)
+    table = Table(client, entity, table_name=args.table or "TABLE")
+
+    def show(items: Any) -> int:
+        stats = items.stats
+        tracked = track(items, "items", lambda: (stats.returned, stats.calls))
+        sort_key = args.sk_attr
+        return emit(tracked, args.output, lambda i: f"{i.get(sort_key, '')}\t{json_text(i)}")
+
+    if args.checkpoint is not None:
+        store = checkpoint_store(args.checkpoint, session, args.endpoint_url)
+        if args.explain:
+            run = table.open_run(store, **consume_options(args), listing=fields)
+            commands = dynamodb_commands(args.table or "TABLE", run.plan, aws_options(args))
+            return explain_run(run, commands)
+        return consume(table.consume(store, **consume_options(args), **fields), show, "items")
+    if args.latest is not None:
+        latest = {"since": args.since, "until": args.until, "cursor": args.cursor}
+        items = table.latest(args.latest, **latest, index=args.index, **fields)
+    else:
+        items = table.query_window(args.since, args.until, **window, **fields)
+    with items:
+        count = show(items)
+    stats = items.stats
+    report(f"{count} items, {stats.calls} Query calls, {stats.read} items read")
+    print_cursor(items.cursor)
+    return 0
