@@ -91,3 +91,45 @@ def test_id_objects_of_other_libraries_are_inspected_like_their_text() -> None:
     ]:
         assert inspect(value).scheme == scheme  # type: ignore[arg-type]
         assert inspect(value) == inspect(str(value))  # type: ignore[arg-type]
+
+
+# idpeek's README (github.com/JaydenCJ/idpeek, v0.1.0) prints these as its "real captured output";
+# the same ids read here give the same values, field by field.
+IDPEEK_ULID = {
+    "input": "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+    "timestamp": "2016-07-30T23:54:10.259Z",
+    "unix_ms": 1469922850259,
+    "randomness": "d6764c61efb99302bd5b",
+    "as UUID": "01563e3a-b5d3-d676-4c61-efb99302bd5b",
+    "as hex": "01563e3ab5d3d6764c61efb99302bd5b",
+}
+
+
+def test_a_ulid_reads_as_idpeek_prints_it() -> None:
+    found = inspect(IDPEEK_ULID["input"])
+    assert found.time is not None
+    assert (
+        found.time.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        == (IDPEEK_ULID["timestamp"])
+    )
+    assert found.timestamp_ms == IDPEEK_ULID["unix_ms"]
+    assert found.fields["random"] == IDPEEK_ULID["randomness"]
+    assert found.forms["uuid"] == IDPEEK_ULID["as UUID"]
+    assert found.forms["hex"] == IDPEEK_ULID["as hex"]
+
+
+def test_idpeeks_time_examples() -> None:
+    # idpeek time --epoch discord 175928847299117063  -> 2016-04-30T11:18:25.796Z
+    discord = inspect("175928847299117063", scheme="discord-snowflake")
+    assert discord.timestamp_ms == 1_462_015_105_796
+    assert discord.forms["decimal"] == "175928847299117063"
+    # idpeek time --unix-ms 017f22e2-79b0-7cc3-98c4-dc0c0c07398f  -> 1645557742000
+    assert inspect("017f22e2-79b0-7cc3-98c4-dc0c0c07398f").timestamp_ms == 1_645_557_742_000
+
+
+def test_a_uuid1_shows_its_uuid6_twin_as_idpeek_converts_it() -> None:
+    # idpeek convert --to uuidv6 c232ab00-9414-11ec-b3c8-9f6bdeced846 (RFC 9562's vector pair)
+    v1, v6 = "c232ab00-9414-11ec-b3c8-9f6bdeced846", "1ec9414c-232a-6b00-b3c8-9f6bdeced846"
+    assert inspect(v1).fields["uuid6"] == v6
+    assert inspect(v6).fields["uuid1"] == v1
+    assert inspect(v1).timestamp_ms == inspect(v6).timestamp_ms == 1_645_557_742_000

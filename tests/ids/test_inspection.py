@@ -69,6 +69,7 @@ def test_fields_per_scheme() -> None:
         "clock_seq": 0x1669,
         "node": "0800200c9a66",
         "node_is_random": False,
+        "uuid6": "1d8eebc5-8e0a-67d7-9669-0800200c9a66",  # uuid6.uuid1_to_uuid6 of it
     }
     ordered = inspect("11d8eebc58e0a7d796690800200c9a66")
     assert ordered.scheme == "uuid1-ordered" and ordered.timestamp_ms == v1.timestamp_ms

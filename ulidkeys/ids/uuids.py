@@ -351,9 +351,15 @@ def _uuid_readings(rank: int) -> tuple[Reading, ...]:
     return (Reading(40 + rank / 10, _dashed_text), Reading(60 + rank / 10, _hex_text))
 
 
-def _v1_family(ticks: Callable[[int], int]) -> Callable[[object, int], dict[str, Field]]:
+def _v1_family(
+    ticks: Callable[[int], int], source: IntCodedScheme, twin: IntCodedScheme
+) -> Callable[[object, int], dict[str, Field]]:
+    """Fields of a v1 or v6 UUID, with the same id as its twin (v6 of a v1, v1 of a v6: RFC
+    9562 5.6, the time fields reordered), so a v1 in a log can be looked up sorted as v6."""
+
     def fields(_: object, value: int) -> dict[str, Field]:
-        return {**uuid_fields(value), **gregorian_fields(ticks(value), value & _LOW_64)}
+        found = {**uuid_fields(value), **gregorian_fields(ticks(value), value & _LOW_64)}
+        return {**found, twin.name: convert_uuid(source._encode(value), source, twin)}
 
     return fields
 
@@ -413,7 +419,7 @@ REGISTRATIONS = (
         "uuid6",
         UUID6,
         aliases=("uuidv6",),
-        fields=_v1_family(_v6_ticks),
+        fields=_v1_family(_v6_ticks, UUID6, UUID1),
         generator=_gregorian_generator(_v6_value),
         readings=_uuid_readings(2),
         summary="RFC 9562 v6: v1's 100 ns Gregorian time reordered to sort, 36 characters",
@@ -422,7 +428,7 @@ REGISTRATIONS = (
         "uuid1",
         UUID1,
         aliases=("uuidv1",),
-        fields=_v1_family(_v1_ticks),
+        fields=_v1_family(_v1_ticks, UUID1, UUID6),
         generator=_gregorian_generator(_v1_value),
         readings=_uuid_readings(3),
         summary="RFC 9562 v1: 100 ns Gregorian time, scattered (does not sort)",
