@@ -96,7 +96,7 @@ def main() -> None:
 
             per_key = best(listing, 5) / n
             print(f"{name:10} {label:30} {per_key * 1e6:8.2f} {(per_key - floor) * 1e6:9.2f}")
-        if args.profile and shards is None:
+        if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()
             sum(1 for _ in bucket.list_window(T0, T0 + DAY, split=False, max_workers=1))

@@ -32,7 +32,9 @@ _DIGITS = "0123456789abcdefghijklmnopqrstuv"
 _decode = bytearray(b"!" * 256)
 for _value, _char in enumerate(ALPHABET):
     _decode[ord(_char)] = _decode[ord(_char.lower())] = ord(_DIGITS[_value])
-_DECODE_TABLE = bytes(_decode)
+#: ``bytes.translate`` table from Crockford's alphabet (either case) to Python's base-32 digits:
+#: ``int(text.encode().translate(DECODE_TABLE), 32)`` decodes text already known to be valid.
+DECODE_TABLE = bytes(_decode)
 _VALID = frozenset(ALPHABET + ALPHABET.lower())
 del _decode, _value, _char
 
@@ -82,7 +84,7 @@ def decode(text: str, what: str = "ULID") -> int:
     """
     if text.isascii():
         try:
-            return int(text.encode("ascii").translate(_DECODE_TABLE), 32)
+            return int(text.encode("ascii").translate(DECODE_TABLE), 32)
         except ValueError:
             pass
     for position, char in enumerate(text):

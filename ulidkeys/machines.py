@@ -184,7 +184,7 @@ class ChainState(Generic[CallT]):
         for key, _item in page.entries[: -_TIME_PROBE - 1 : -1]:
             found = locate(key)
             if found is not None:
-                self.last_ms = found.ms
+                self.last_ms = found[1]
                 break
         self._read += len(page.entries)
         self._kept += len(out)

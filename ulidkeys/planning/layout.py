@@ -35,6 +35,7 @@ from ulidkeys.ids.protocol import (
 from ulidkeys.ids.schemes import ULID_SCHEME
 from ulidkeys.planning.keytext import check_path, check_text
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.planning.plans import Located
 from ulidkeys.ulid import ULID
 
 #: The longest key S3 accepts, in UTF-8 bytes.
@@ -302,6 +303,65 @@ class KeyLayout:
         ):
             return "", "", -1, f"its period folder {folder!r} is not the one of the id's time"
         return id_text, suffix, ms, None
+
+    def locator(self) -> Callable[[str], Located | None]:
+        """The test every listed key passes, made once for this layout: ``(id, ms, key)`` for a
+        key that fits, None otherwise - exactly :meth:`split`'s verdict (a property test holds
+        them equal), without its reasons.
+
+        The id is matched in place at its fixed offset (no slice before the match), and the
+        period folder is checked against the last one computed: keys come sorted, so a page
+        computes a folder's text once, not once per key.
+        """
+        prefix, scheme, partition = self.prefix, self.scheme, self._partition
+        shard_at = len(prefix)
+        width = self._width + 1 if self._width else 0
+        folder_at = shard_at + width
+        folder_length = partition.folder_length if partition is not None else 0
+        start = folder_at + folder_length
+        end = start + scheme.length
+        id_match, ext_match, suffix = self._id_re.fullmatch, _EXT_RE.fullmatch, self.suffix
+        time_of, folder_of = self._time_of, self._folder_of if width else None
+        # shard folders from the id's random bits, read in place when the scheme can
+        random_of = getattr(scheme, "canonical_random", None) if width else None
+        folders = [self.shard_folder(n) for n in range(self.shards or 0)]
+        shards = self.shards or 1
+        newest_first = self.newest_first
+        # (first ms, end ms, folder text) of the last period folder computed: one tuple, read
+        # and replaced whole, so threads sharing the plan never see a half-updated one
+        last: list[tuple[int, int, str]] = [(0, -1, "")]
+
+        def locate(key: str) -> Located | None:
+            if not key.startswith(prefix) or id_match(key, start, end) is None:
+                return None
+            tail = key[end:]
+            if tail != suffix and ext_match(tail) is None:
+                return None
+            id_text = key[start:end]
+            try:
+                ms = time_of(id_text)
+            except InvalidValue:
+                return None
+            if newest_first:
+                ms = inverted_time(scheme, ms)
+            if random_of is not None:
+                if key[shard_at:folder_at] != folders[random_of(id_text) % shards]:
+                    return None
+            elif folder_of is not None and key[shard_at:folder_at] != folder_of(id_text):
+                return None
+            if partition is not None:
+                first, following, folder = last[0]
+                if not first <= ms < following:
+                    if not 0 <= ms < PARTITION_LIMIT_MS:
+                        return None
+                    first = partition.floor(ms)
+                    folder = partition.folder(ms)
+                    last[0] = (first, partition.next(first), folder)
+                if key[folder_at:start] != folder:
+                    return None
+            return id_text, ms, key
+
+        return locate
 
     def parse(self, key: str) -> KeyParts:
         """Split a key into shard, period folder, id, suffix; KeyMismatch if it does not fit."""

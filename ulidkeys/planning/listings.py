@@ -8,7 +8,8 @@ executor runs it through the S3 adapter.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ulidkeys.errors import (
@@ -371,9 +372,22 @@ class LayoutListing:
         # directory buckets list unordered; newest-first layouts hold inverted times in keys
         return not self.directory_bucket and not self.layout.newest_first
 
-    def locate(self, key: str) -> Located | None:
-        id_text, _suffix, ms, reason = self.layout.split(key)
-        return None if reason is not None else Located(id_text, ms, key)
+    # the layout's compiled key test, made once per listing: it runs for every listed key
+    _locate: Callable[[str], Located | None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_locate", self.layout.locator())
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_locate"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__post_init__()
+
+    @property
+    def locate(self) -> Callable[[str], Located | None]:
+        return self._locate
 
     def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
         return slice_call(self.layout, self.after, call, lo_ms, hi_ms)
@@ -460,7 +474,7 @@ class FolderListing:
             if prefix.startswith(base) and prefix.endswith("/"):
                 ms = self.level.parse_folder(prefix[len(base) :])
                 if ms is not None:
-                    return Located(f"{ms:016d}", ms, prefix)
+                    return f"{ms:016d}", ms, prefix
         return None
 
     def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:

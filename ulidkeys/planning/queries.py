@@ -281,7 +281,7 @@ class EntityQuery:
         if found is None:
             return None
         id_text = found[self._id_field]
-        return Located(id_text, self._timestamp(id_text), text)
+        return id_text, self._timestamp(id_text), text
 
     def slice_call(self, call: QueryCall, lo_ms: int, hi_ms: int) -> QueryCall | None:
         """The call restricted to the ids of ``[lo_ms, hi_ms)`` (None when that is empty)."""
