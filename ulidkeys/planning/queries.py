@@ -7,6 +7,7 @@ of one group (shards) are merged by position by the shared executor.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -238,7 +239,7 @@ class EntityQuery:
     # read from the entity once: locate() runs for every item a query returns
     _schema: KeySchema = field(init=False, repr=False, compare=False)
     _timestamp: Callable[[str], int] = field(init=False, repr=False, compare=False)
-    _match: Callable[[str], Any] = field(init=False, repr=False, compare=False)
+    _match: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
     _text_only: bool = field(init=False, repr=False, compare=False)
     _id_field: str = field(init=False, repr=False, compare=False)
 
@@ -246,10 +247,14 @@ class EntityQuery:
         entity = self.entity
         schema = entity.schema(self.index)
         object.__setattr__(self, "_schema", schema)
-        object.__setattr__(self, "_match", schema.sk.match)
+        object.__setattr__(self, "_match", schema.sk.regex.fullmatch)
         object.__setattr__(self, "_text_only", not schema.numeric_sk)
         object.__setattr__(self, "_id_field", entity.id_field)
-        timestamp = entity.key_time if entity.newest_first_keys else entity.scheme.timestamp_ms
+        # the template's id group is the scheme's canonical pattern, so a matched id's time can
+        # be read without validating it again (as S3 layouts do)
+        scheme = entity.scheme
+        quick = getattr(scheme, "canonical_time", None) or scheme.timestamp_ms
+        timestamp = entity.key_time if entity.newest_first_keys else quick
         object.__setattr__(self, "_timestamp", timestamp)
 
     def __getstate__(self) -> dict[str, Any]:

@@ -96,6 +96,12 @@ class KeyTemplate:
     def fields_before(self, name: str) -> tuple[str, ...]:
         return self.fields[: self.fields.index(name)]
 
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled pattern of the whole key, one named group per field (what :meth:`match`
+        runs; a reader of many keys takes one group from its match instead of a dict)."""
+        return self._regex
+
     def match(self, key: str) -> dict[str, str] | None:
         """The field values of ``key``, or None when the key does not fit the template."""
         found = self._regex.fullmatch(key)
