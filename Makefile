@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
 
-.PHONY: test lint typecheck unit demo bench notebooks docs docs-serve docs-browser dist clean
+.PHONY: test lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean
 
 # The suite's branch coverage may only rise: `make test` fails below this floor (measured
 # 95.05-95.28% over this session's runs; hypothesis draws differ run to run, so the floor keeps
@@ -71,6 +71,12 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/plan.py   # both also write their charts to docs/img/
+
+# One report of every benchmark (each in a fresh process) into benchmarks/REPORT.md: half an
+# hour or more; QUICK=1 runs smaller sizes in a few minutes.
+bench-report: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	PYTHONPATH=$(CURDIR) $(BIN)/python benchmarks/report.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(VENV) .venv-dist dist site .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -8,7 +8,8 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid
     ids        ulidkeys.ids, ulidkeys.ids.*
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
-    execution  ulidkeys.machines, ulidkeys.newest, ulidkeys.execution[.*], ulidkeys.consuming,
+    execution  ulidkeys.machines, ulidkeys.newest, ulidkeys.survey, ulidkeys.execution[.*],
+               ulidkeys.consuming,
                ulidkeys.steps,
                ulidkeys.aio.execution,
                ulidkeys.aio.consuming
@@ -60,6 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "ulidkeys.machines",
             "ulidkeys.newest",
+            "ulidkeys.survey",
             "ulidkeys.execution",
             "ulidkeys.consuming",
             "ulidkeys.steps",
@@ -93,7 +95,7 @@ INDEPENDENT: tuple[tuple[str, ...], ...] = (
     ("ulidkeys.aio.dynamodb", "ulidkeys.s3"),
 )
 # Only these may be imported inside a function (they are optional dependencies).
-OPTIONAL_PACKAGES = frozenset({"boto3", "botocore", "moto", "shtab", "pydantic_core"})
+OPTIONAL_PACKAGES = frozenset({"boto3", "botocore", "moto", "shtab", "pydantic_core", "matplotlib"})
 # Never imported at module level by these layers: they must work without boto3.
 AWS_PACKAGES = frozenset({"boto3", "botocore"})
 AWS_FREE_LAYERS = frozenset({"core", "ids", "planning", FACADE})
@@ -546,7 +548,7 @@ def test_inspect_reads_schemes_only_from_the_registry(tree: Tree) -> None:
 
 #: The executor's I/O-free machines and programs: driven by both shells, importing neither, nor
 #: anything that waits.
-IO_FREE = ("ulidkeys.machines", "ulidkeys.newest")
+IO_FREE = ("ulidkeys.machines", "ulidkeys.newest", "ulidkeys.survey")
 SHELLS = ("ulidkeys.execution", "ulidkeys.aio")
 WAITING = frozenset({"asyncio", "concurrent", "threading", "time"})
 
@@ -852,7 +854,10 @@ def test_fake_function_imports_are_found(tmp_path: Path) -> None:
         "ulidkeys/s3/layout.py:14",
     ]
     assert "imports ulidkeys.s3.listing inside a function" in problems[0]
-    assert "only optional packages (boto3, botocore, moto, pydantic_core, shtab)" in problems[1]
+    assert (
+        "only optional packages (boto3, botocore, matplotlib, moto, pydantic_core, shtab)"
+        in problems[1]
+    )
     assert ("ulidkeys.s3.layout", "ulidkeys.errors") in edges(tree, RUNTIME)
 
 

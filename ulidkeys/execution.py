@@ -10,7 +10,7 @@ shared with the asyncio shell; its public names are re-exported here, where call
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
@@ -20,6 +20,7 @@ from ulidkeys.machines import (
     CallT,
     ChainState,
     Collect,
+    Fetch,
     Give,
     Item,
     Merge,
@@ -229,25 +230,42 @@ def run(
 
 def run_program(
     program: Program, source: PageSource[Any], stats: Stats, *, max_workers: int = 8
-) -> Iterator[Ordered]:
+) -> Generator[Ordered, None, Any]:
     """The thread shell of a program (:data:`~ulidkeys.machines.Program`): its plans run with
-    :func:`stream`, its searches with :func:`drive`; yields what it gives, as it gives it."""
+    :func:`stream`, its searches with :func:`drive`, its raw pages fetched one by one; yields
+    what it gives, as it gives it, and returns what the program returns."""
     answer: Any = None
     try:
         while True:
             try:
                 operation = program.send(answer)
-            except StopIteration:
-                return
+            except StopIteration as done:
+                return done.value
             answer = None
             if isinstance(operation, Give):
                 yield from operation.entries
             elif isinstance(operation, Collect):
                 answer = list(stream(operation.plan, source, stats, max_workers=max_workers))
+            elif isinstance(operation, Fetch):
+                stats.calls += 1
+                answer = source.fetch(operation.call, operation.token, None)
+                stats.read += answer.read
             else:
                 answer = drive(operation.steps, source, max_workers=max_workers)
     finally:
         program.close()
+
+
+def outcome(
+    program: Program, source: PageSource[Any], stats: Stats, *, max_workers: int = 8
+) -> Any:
+    """Run a program that gives nothing and return its result (a survey)."""
+    runner = run_program(program, source, stats, max_workers=max_workers)
+    while True:
+        try:
+            next(runner)
+        except StopIteration as done:
+            return done.value
 
 
 def drive(steps: Steps, source: PageSource[Any], *, max_workers: int = 8) -> list[Ordered]:

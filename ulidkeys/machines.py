@@ -715,7 +715,8 @@ def race(first: Steps, second: Steps) -> Steps:
 # --- programs: work of several listings, one generator for both shells ----------------------
 #
 # A program yields operations and is sent their answers: list a plan to its end (Collect),
-# drive a page-step search (Drive), hand entries to the caller (Give). The thread shell
+# drive a page-step search (Drive), fetch one raw page (Fetch), hand entries to the caller
+# (Give); what it returns is the run's result. The thread shell
 # (``ulidkeys.execution.run_program``) and the asyncio shell
 # (``ulidkeys.aio.execution.run_program``)
 # carry them out, so what ``latest`` does (folders, searches, re-listings) is written once.
@@ -737,12 +738,21 @@ class Drive:
 
 
 @dataclass(frozen=True)
+class Fetch:
+    """Send one request of a call chain, continuing at ``token`` (None: its first); the answer
+    is the :class:`Page` (counted in the run's stats as a call and what it read)."""
+
+    call: Any
+    token: Any = None
+
+
+@dataclass(frozen=True)
 class Give:
     """Hand these entries to the caller, in this order (no answer)."""
 
     entries: list[Ordered]
 
 
-Operation = Collect | Drive | Give
+Operation = Collect | Drive | Fetch | Give
 #: A program gets the answer to each operation it yields; it returns when it is done.
 Program = Generator[Operation, Any, object]

@@ -16,6 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from ulidkeys.machines import (
     ChainState,
     Collect,
+    Fetch,
     Give,
     Merge,
     Ordered,
@@ -301,6 +302,10 @@ async def run_program(
                 entries = stream(operation.plan, source, stats, max_workers=max_workers)
                 async with aclosing(entries):
                     answer = [entry async for entry in entries]
+            elif isinstance(operation, Fetch):
+                stats.calls += 1
+                answer = await source.fetch(operation.call, operation.token, None)
+                stats.read += answer.read
             else:
                 answer = await drive(operation.steps, source, max_workers=max_workers)
     finally:

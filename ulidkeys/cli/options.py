@@ -93,10 +93,16 @@ def add_output(parser: argparse.ArgumentParser, default: str = "text") -> None:
     )
 
 
-def add_aws_options(parser: argparse.ArgumentParser) -> None:
+def add_connection(parser: argparse.ArgumentParser) -> None:
+    """Where and as whom AWS is called: ``--endpoint-url``, ``--region``, ``--profile``."""
     parser.add_argument("--endpoint-url", help="e.g. a local moto server: http://127.0.0.1:5000")
     parser.add_argument("--region", default=None, help="AWS region (default: your AWS config)")
     parser.add_argument("--profile", default=None, help="AWS profile (default: your AWS config)")
+
+
+def add_aws_options(parser: argparse.ArgumentParser) -> None:
+    """The connection, and the options of listings and queries (explain, cursor, checkpoint)."""
+    add_connection(parser)
     parser.add_argument(
         "--explain",
         action="store_true",

@@ -14,7 +14,9 @@ from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket, ListingSource, PeriodFolder, is_directory_bucket
 from ulidkeys.s3.checkpoints import S3CheckpointStore
 from ulidkeys.s3.pages import install_fast_pages, remove_fast_pages
+from ulidkeys.s3.surveying import survey
 from ulidkeys.s3.writing import PresignedUpload
+from ulidkeys.survey import Survey
 
 __all__ = [
     "MAX_KEYS",
@@ -37,9 +39,11 @@ __all__ = [
     "S3CheckpointStore",
     "Slice",
     "Stats",
+    "Survey",
     "install_fast_pages",
     "is_directory_bucket",
     "plan_folders",
     "plan_window",
     "remove_fast_pages",
+    "survey",
 ]

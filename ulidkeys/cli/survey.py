@@ -1,0 +1,164 @@
+"""``ulidkeys survey``: what an S3 prefix holds and the layout that fits it - shape, oldest and
+newest keys, how many and when (exact for a small prefix, else estimated with a range), what a
+window costs - in a bounded number of calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from ulidkeys.cli.aws import aws_session
+from ulidkeys.cli.options import Command, add_connection, add_output, count_arg
+from ulidkeys.cli.output import emit
+from ulidkeys.errors import InvalidValue
+from ulidkeys.planning.locations import check_prefix, split_s3_url
+from ulidkeys.s3 import Survey, survey
+from ulidkeys.survey import DEFAULT_MAX_CALLS, MIN_CALLS
+from ulidkeys.timeinput import format_ms
+
+#: Where the subcommand stands in ``ulidkeys --help``.
+ORDER = 45
+#: Width of the histogram's longest bar.
+BAR = 40
+
+
+def register(command: Command) -> None:
+    """Add the subcommand, its options and its handler."""
+    surveyed = command(
+        "survey", "what an S3 prefix holds, the layout that fits it, and what windows cost"
+    )
+    surveyed.add_argument("location", help="s3://BUCKET/PREFIX (a folder ends in '/')")
+    surveyed.add_argument(
+        "--max-calls",
+        type=count_arg,
+        default=DEFAULT_MAX_CALLS,
+        metavar="N",
+        help=f"ListObjectsV2 calls at most (default {DEFAULT_MAX_CALLS}; at least {MIN_CALLS})",
+    )
+    surveyed.add_argument(
+        "--plot", metavar="FILE.png", help="also draw the keys over time (needs matplotlib)"
+    )
+    add_output(surveyed)
+    add_connection(surveyed)
+    surveyed.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Survey the prefix and print what was found."""
+    bucket, prefix = split_s3_url(args.location)
+    if prefix:
+        check_prefix(prefix, location=args.location)
+    if args.max_calls < MIN_CALLS:
+        raise InvalidValue(f"--max-calls {args.max_calls}: a survey needs at least {MIN_CALLS}")
+    plot: Any = None
+    if args.plot is not None:
+        try:
+            import matplotlib  # the plot is optional: only --plot needs it
+
+            matplotlib.use("Agg")
+            from matplotlib import pyplot as plot
+        except ImportError:
+            raise InvalidValue("--plot needs matplotlib: pip install matplotlib") from None
+    session = aws_session(args)
+    client = session.client("s3", endpoint_url=args.endpoint_url)
+    found = survey(client, bucket, prefix, max_calls=args.max_calls)
+    if plot is not None:
+        _draw(found, plot, args.plot)
+    if args.output == "json":  # one survey: one object, not an array of one
+        print(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+        return 0
+    emit([found.as_dict()], args.output, lambda row: text_of(found))
+    return 0
+
+
+def text_of(found: Survey) -> str:
+    """The survey for people: layout, times, counts, a histogram in bars, window costs and the
+    layout as Python and as a config block."""
+    lines = [f"{found.location}: {found.keys} keys" + _calls(found)]
+    shape = found.shape
+    if shape is None:
+        return "\n".join([*lines, *(f"note: {note}" for note in found.notes)])
+    folders = []
+    if shape.shards:
+        folders.append(f"{shape.shards} shard folders")
+    if shape.period:
+        folders.append(f"{shape.period} folders")
+    scheme = shape.scheme or "no known id scheme"
+    order = ", newest first" if shape.newest_first else ""
+    lines.append(f"layout       {', '.join([*folders, scheme]) + order}")
+    if shape.alternatives:
+        lines.append(f"             the ids also read as {', '.join(shape.alternatives)}")
+    sampled = shape.fitting + shape.junk
+    shares = ", ".join(
+        f"{suffix or '(none)'} {count * 100 / max(1, shape.fitting):.0f}%"
+        for suffix, count in shape.suffixes.items()
+    )
+    lines.append(f"suffixes     {shares or '-'}")
+    lines.append(f"not fitting  {shape.junk:,} of {sampled:,} keys read")
+    lines += [f"             e.g. {example!r}" for example in shape.examples]
+    if found.oldest_ms is not None and found.newest_ms is not None:
+        lines.append(f"oldest       {format_ms(found.oldest_ms)}")
+        lines.append(f"newest       {format_ms(found.newest_ms)}")
+    if found.per_day is not None:
+        lines.append(f"per day      {found.per_day}")
+    lines += _bars(found)
+    if found.costs:
+        lines.append("")
+        lines.append(f"{'window':<8} {'calls':>6} {'keys read':>12}   full listing: calls, keys")
+        for name, cost in found.costs:
+            lines.append(
+                f"{name:<8} {math.ceil(cost.calls):>6,} {'<= ' + f'{cost.keys:,.0f}':>12}   "
+                f"{math.ceil(cost.full_calls):,}, {cost.full_keys:,.0f}"
+            )
+    if found.python is not None:
+        lines += ["", f"as Python:   {found.python}", "in ulidkeys.toml:", found.config or ""]
+    lines += [f"note: {note}" for note in found.notes]
+    return "\n".join(line.rstrip() for line in lines).rstrip()
+
+
+def _calls(found: Survey) -> str:
+    how = "read whole" if found.exact else "sampled"
+    return f", {how} in {found.calls} of at most {found.max_calls} calls"
+
+
+def _bars(found: Survey) -> list[str]:
+    if not found.histogram:
+        return []
+    top = max(keys.value for _, keys in found.histogram) or 1
+    lines = ["", "keys over time" + ("" if found.exact else " (estimated)")]
+    for start, keys in found.histogram:
+        bar = "#" * round(BAR * keys.value / top)
+        lines.append(f"{format_ms(start)[:16]}  {bar:<{BAR}} {keys.value:,.0f}")
+    return lines
+
+
+def _draw(found: Survey, plot: Any, path: str) -> None:
+    """The histogram as a bar chart in ``path``."""
+    figure, axes = plot.subplots(figsize=(9, 3.6))
+    starts = [format_ms(start)[:16] for start, _ in found.histogram]
+    values = [keys.value for _, keys in found.histogram]
+    axes.bar(range(len(values)), values, color="#2b6cb0")
+    if not found.exact:
+        low = [keys.low for _, keys in found.histogram]
+        high = [keys.high for _, keys in found.histogram]
+        axes.errorbar(
+            range(len(values)),
+            values,
+            yerr=[
+                [v - lo for v, lo in zip(values, low, strict=True)],
+                [hi - v for v, hi in zip(values, high, strict=True)],
+            ],
+            fmt="none",
+            ecolor="black",
+            capsize=2,
+        )
+    step = max(1, len(starts) // 6)
+    axes.set_xticks(range(0, len(starts), step), starts[::step], fontsize=7)
+    axes.set_ylabel("keys" + ("" if found.exact else " (estimated)"))
+    axes.set_title(f"{found.location}: keys over time", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plot.close(figure)

@@ -1,0 +1,39 @@
+"""``survey(client, bucket, prefix)``: what a prefix holds and the layout that fits it, read in a
+bounded number of ListObjectsV2 calls (the program is :mod:`ulidkeys.survey`; this maps it onto
+a boto3 client)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ulidkeys.errors import InvalidValue, describe
+from ulidkeys.execution import outcome
+from ulidkeys.machines import Stats
+from ulidkeys.planning.locations import check_prefix
+from ulidkeys.s3.bucket import ListingSource
+from ulidkeys.survey import DEFAULT_MAX_CALLS, Survey, survey_program
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+
+
+def survey(
+    client: S3Client,
+    bucket: str,
+    prefix: str = "",
+    *,
+    max_calls: int = DEFAULT_MAX_CALLS,
+    fast_pages: bool = True,
+) -> Survey:
+    """What ``s3://bucket/prefix`` holds, in at most ``max_calls`` ListObjectsV2 calls: the
+    shape of its keys and the :class:`~ulidkeys.planning.layout.KeyLayout` that fits them, the
+    oldest and newest id times, how many keys there are (exact when the prefix is small enough
+    to read whole, else estimated from sampled pages, with a range), a histogram over time, and
+    what a 1-hour and a 1-day window cost with that layout next to a full listing."""
+    if not isinstance(bucket, str) or not bucket:
+        raise InvalidValue(f"bucket={describe(bucket)} must be a bucket name")
+    check_prefix(prefix)
+    stats = Stats()
+    program = survey_program(bucket, prefix, stats, max_calls=max_calls)
+    found: Survey = outcome(program, ListingSource(client, bucket, fast_pages=fast_pages), stats)
+    return found
