@@ -692,9 +692,10 @@ def search_back(
     return found
 
 
-def race(first: Steps, second: Steps) -> Steps:
+def race(first: Steps, second: Steps, stats: Stats | None = None) -> Steps:
     """Two searches for the same answer, a step of each in turn; the first to finish wins
-    (the other is closed). So the race costs at most twice the cheaper one, plus a step."""
+    (the other is closed). So the race costs at most twice the cheaper one, plus a step.
+    ``stats`` counts the keys of the loser's last pages, which it never reads."""
     runners = [first, second]
     replies: list[list[Page] | None] = [None, None]
     turn = 0
@@ -704,6 +705,9 @@ def race(first: Steps, second: Steps) -> Steps:
             try:
                 batch = runner.send(replies[turn])  # type: ignore[arg-type]
             except StopIteration as stop:
+                # The loser's last pages were transferred too, though it never reads them.
+                if stats is not None:
+                    stats.read += sum(page.read for page in replies[turn ^ 1] or ())
                 return stop.value  # type: ignore[no-any-return]
             replies[turn] = yield batch
             turn ^= 1

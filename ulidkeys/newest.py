@@ -118,7 +118,7 @@ class Newest:
         spans = None if days is None else day_spans(days)
         back = search_back(self.plan_slice, stats, self.n, self.start, self.top, occupied=spans)
         forward = forward_tail(self.plan_slice(self.start, self.top), self.n, stats)
-        return race(forward, back)
+        return race(forward, back, stats)
 
     def directory_spans(self, days: list[int] | None) -> Iterator[tuple[int, int]]:
         """Directory buckets list whole folders anyway: the spans of the days that hold data

@@ -64,3 +64,26 @@ def test_latest_search_calls_grow_with_the_log_of_the_age() -> None:
     assert costs[0] <= 6
     assert max(costs) <= 2 * 24  # the search and the forward listing it races, in turn
     assert costs == sorted(costs)
+
+
+@settings(max_examples=25)
+@given(
+    st.sampled_from([KeyLayout("u/"), KeyLayout("u/", shards=3), KeyLayout("u/", period="day")]),
+    st.integers(0, 5_000),
+    st.sampled_from([DAY, 30 * DAY]),
+    st.sampled_from([1, 20, 1500]),
+)
+def test_latest_counts_every_key_transferred_and_every_call(
+    layout: KeyLayout, count: int, spread: int, n: int
+) -> None:
+    """stats.read and stats.calls are what S3 sent and was asked, also for the pages the losing
+    side of the race fetched but never read."""
+    keys = _keys(layout, count, T0 - DAY, spread)
+    service = FakeS3(keys)
+    listing = Bucket(service, "b", layout).latest(n, until=T0)
+    keys_of(listing)
+    transferred = sum(
+        len(answer.get("Contents", [])) + len(answer.get("CommonPrefixes", []))
+        for answer in service.responses
+    )
+    assert (listing.stats.calls, listing.stats.read) == (len(service.requests), transferred)
