@@ -248,7 +248,7 @@ def run_program(
                 answer = list(stream(operation.plan, source, stats, max_workers=max_workers))
             elif isinstance(operation, Fetch):
                 stats.calls += 1
-                answer = source.fetch(operation.call, operation.token, None)
+                answer = source.fetch(operation.call, operation.token, operation.limit)
                 stats.read += answer.read
             else:
                 answer = drive(operation.steps, source, max_workers=max_workers)

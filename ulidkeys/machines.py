@@ -743,11 +743,13 @@ class Drive:
 
 @dataclass(frozen=True)
 class Fetch:
-    """Send one request of a call chain, continuing at ``token`` (None: its first); the answer
-    is the :class:`Page` (counted in the run's stats as a call and what it read)."""
+    """Send one request of a call chain, continuing at ``token`` (None: its first), for at most
+    ``limit`` items if given; the answer is the :class:`Page` (counted in the run's stats as a
+    call and what it read)."""
 
     call: Any
     token: Any = None
+    limit: int | None = None
 
 
 @dataclass(frozen=True)

@@ -12,29 +12,36 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from ulidkeys.errors import require_count
+from ulidkeys.ids.registry import scheme_named
 from ulidkeys.machines import Fetch, Operation, Page, Stats
+from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.partitions import DAY_MS
+from ulidkeys.planning.queries import QueryCall
 from ulidkeys.planning.shapes import (
     WINDOWS,
     Estimate,
     Sample,
     Shape,
+    SortKeyShape,
     WindowCost,
+    entity_toml_of,
     exact_histogram,
     first_key_at,
     histogram,
     key_time,
     keys_between,
     layout_name,
+    pk_template,
     python_of,
     read_shape,
+    sort_key_shapes,
     toml_of,
     window_cost,
 )
@@ -375,3 +382,220 @@ def _samples(
             continue
         samples.append(Sample(at, max(at, end), len(times), len(shards)))
     return samples
+
+
+# --- a DynamoDB partition ------------------------------------------------------------------------
+
+#: Items a sampled Query page asks for.
+SAMPLE_ITEMS = 200
+#: Items read at each end of the main kind's range (children and other kinds sort among them).
+END_ITEMS = 25
+#: The widest sort key range: every string sort key lies in it.
+_LOWEST, _ABOVE_ALL = "\x00", "\U0010ffff"
+
+
+@dataclass(frozen=True)
+class PartitionSurvey:
+    """What :func:`partition_survey_program` found in one partition of a table.
+
+    ``kinds`` are the sort key templates read (``Post#{id}``, children such as
+    ``Post#{id}#Comment#{id2}``, keys without ids) with their counts among the items read;
+    ``main`` the most frequent one with an id, whose items the counts, times and histogram are
+    about. ``entity`` is the ``Entity(...)`` to declare (Python) and ``config`` its
+    ``[entities.NAME]`` table.
+    """
+
+    location: str
+    calls: int
+    max_calls: int
+    exact: bool = False
+    kinds: tuple[SortKeyShape, ...] = ()
+    main: SortKeyShape | None = None
+    keys: Estimate = field(default_factory=lambda: Estimate(0, 0, 0, exact=True))
+    oldest_ms: int | None = None
+    newest_ms: int | None = None
+    per_day: Estimate | None = None
+    histogram: tuple[tuple[int, Estimate], ...] = ()
+    entity: str | None = None
+    config: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The survey as JSON-safe data."""
+        return {
+            "location": self.location,
+            "calls": self.calls,
+            "max_calls": self.max_calls,
+            "exact": self.exact,
+            "sort_keys": [
+                {"template": kind.template, "scheme": kind.scheme, "items": kind.count}
+                for kind in self.kinds
+            ],
+            "main": None if self.main is None else self.main.template,
+            "items": _estimate_dict(self.keys),
+            "oldest": None if self.oldest_ms is None else format_ms(self.oldest_ms),
+            "newest": None if self.newest_ms is None else format_ms(self.newest_ms),
+            "per_day": None if self.per_day is None else _estimate_dict(self.per_day),
+            "histogram": [
+                {"start": format_ms(start), "items": _estimate_dict(keys)}
+                for start, keys in self.histogram
+            ],
+            "entity": self.entity,
+            "config": self.config,
+            "notes": list(self.notes),
+        }
+
+
+def _estimate_dict(value: Estimate) -> dict[str, Any]:
+    return {
+        "value": round(value.value),
+        "low": round(value.low),
+        "high": round(value.high),
+        "exact": value.exact,
+    }
+
+
+def partition_survey_program(
+    table: str,
+    partition: str,
+    stats: Stats,
+    *,
+    pk_attr: str = "PK",
+    sk_attr: str = "SK",
+    separator: str = "#",
+    max_calls: int = DEFAULT_MAX_CALLS,
+    page_items: int | None = None,
+) -> Generator[Operation, Any, PartitionSurvey]:
+    """The survey of the items of one partition (``pk_attr = partition``) in at most
+    ``max_calls`` Query calls: its sort key templates and their shares, then for the most
+    frequent one with an id its oldest and newest items (one item each way) and pages sampled
+    over that span. ``page_items`` limits the first pages (None: DynamoDB's 1 MB pages); a
+    partition that ends within :data:`EXACT_PAGES` of them is read whole."""
+    require_count(max_calls, "max_calls", MIN_CALLS)
+    require_count(page_items, "page_items", 1, optional=True)
+    location = f"dynamodb://{table} {pk_attr}={partition!r}"
+    whole = QueryCall(partition, _LOWEST, _ABOVE_ALL, pk_attr, sk_attr)
+    sort_keys: list[str] = []
+    token = None
+    for _ in range(min(EXACT_PAGES, max_calls - 3)):
+        page: Page = yield Fetch(whole, token, page_items)
+        sort_keys += [key for key, _item in page.entries if isinstance(key, str)]
+        token = page.token
+        if token is None:
+            break
+    exact = token is None
+    if not sort_keys:
+        note = "no item with a string sort key in this partition"
+        return PartitionSurvey(location, stats.calls, max_calls, exact, notes=(note,))
+    kinds = tuple(sort_key_shapes(sort_keys, separator))
+    main = next((kind for kind in kinds if kind.scheme is not None), None)
+    found = PartitionSurvey(location, stats.calls, max_calls, exact, kinds, main)
+    if main is None or main.scheme is None:
+        return _replace(found, stats, notes=("no sort key holds an id of a known scheme",))
+    scheme = scheme_named(main.scheme)
+    pk, fields = pk_template(partition, separator)
+    entity = Entity(
+        pk, main.template, scheme=scheme, pk_attr=pk_attr, sk_attr=sk_attr, separator=separator
+    )
+    declared = _declaration(entity, pk, fields, main, table, pk_attr, sk_attr)
+    if exact:
+        times = [ms for key in sort_keys if (ms := _item_time(entity, key)) is not None]
+        return _replace(found, stats, **_exact_counts(times), **declared)
+    notes = [f"sampled: the first {len(sort_keys):,} items, then pages spread over their time span"]
+    span_call = QueryCall(partition, main.prefix, main.prefix + _ABOVE_ALL, pk_attr, sk_attr)
+    first_page: Page = yield Fetch(span_call, None, END_ITEMS)
+    last_page: Page = yield Fetch(replace(span_call, newest_first=True), None, END_ITEMS)
+    ends = [_item_time(entity, key) for page in (first_page, last_page) for key, _ in page.entries]
+    known = [ms for ms in ends if ms is not None]
+    if len(known) < 2:
+        return _replace(
+            found, stats, notes=(*notes, "its oldest or newest item could not be read"), **declared
+        )
+    oldest, newest = min(known), max(known)
+    samples = []
+    count = min(MAX_SAMPLES, _left(stats, max_calls))
+    span = newest - oldest + 1
+    for index in range(max(0, count)):
+        at = oldest + span * index // max(1, count)
+        call = replace(span_call, lo=main.prefix + scheme.min_for(at - at % scheme.resolution_ms))
+        page = yield Fetch(call, None, SAMPLE_ITEMS)
+        times = sorted(
+            ms
+            for key, _ in page.entries
+            if (ms := _item_time(entity, key)) is not None and ms >= at
+        )
+        end = newest if page.token is None or not times else times[-1]
+        samples.append(Sample(at, max(at, end), len(times), 1))
+    total = keys_between(samples, oldest, newest + 1)
+    notes.append(
+        f"{len(samples)} sampled pages of {SAMPLE_ITEMS} items; the range is two Poisson "
+        "deviations of each sample and assumes no burst hides between samples"
+    )
+    return _replace(
+        found,
+        stats,
+        keys=total,
+        oldest_ms=oldest,
+        newest_ms=newest,
+        per_day=Estimate(
+            total.value * DAY_MS / span, total.low * DAY_MS / span, total.high * DAY_MS / span
+        ),
+        histogram=tuple(histogram(samples, oldest, newest + 1, BINS)),
+        notes=tuple(notes),
+        **declared,
+    )
+
+
+def _item_time(entity: Entity, key: object) -> int | None:
+    """The id time of an item's sort key of the entity's template (None: another kind)."""
+    if not isinstance(key, str):
+        return None
+    found = entity.schema().sk.match(key)
+    return None if found is None else entity.key_time(found[entity.id_field])
+
+
+def _exact_counts(times: list[int]) -> dict[str, Any]:
+    count = Estimate(len(times), len(times), len(times), exact=True)
+    if not times:
+        return {"keys": count}
+    oldest, newest = min(times), max(times)
+    span = max(1, newest - oldest + 1)
+    per_day = len(times) * DAY_MS / span
+    return {
+        "keys": count,
+        "oldest_ms": oldest,
+        "newest_ms": newest,
+        "per_day": Estimate(per_day, per_day, per_day, exact=True),
+        "histogram": tuple(exact_histogram(times, oldest, newest + 1, BINS)),
+        "notes": ("read whole: every count is exact",),
+    }
+
+
+def _declaration(
+    entity: Entity,
+    pk: str,
+    fields: dict[str, str],
+    main: SortKeyShape,
+    table: str,
+    pk_attr: str,
+    sk_attr: str,
+) -> dict[str, Any]:
+    args = [repr(pk), repr(main.template)]
+    if entity.scheme.name != "ulid":
+        args.append(f"scheme=scheme_named({entity.scheme.name!r})")
+    if pk_attr != "PK":
+        args.append(f"pk_attr={pk_attr!r}")
+    if sk_attr != "SK":
+        args.append(f"sk_attr={sk_attr!r}")
+    name = layout_name(main.prefix.lower()) if main.prefix.strip("#") else "items"
+    query = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+    return {
+        "entity": f"Entity({', '.join(args)})" + (f"  # query with {query}" if query else ""),
+        "config": entity_toml_of(
+            name, table, pk, main.template, entity.scheme.name, pk_attr, sk_attr
+        ),
+    }
+
+
+def _replace(found: PartitionSurvey, stats: Stats, **changes: Any) -> PartitionSurvey:
+    return replace(found, calls=stats.calls, **changes)

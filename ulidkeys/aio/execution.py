@@ -304,7 +304,7 @@ async def run_program(
                     answer = [entry async for entry in entries]
             elif isinstance(operation, Fetch):
                 stats.calls += 1
-                answer = await source.fetch(operation.call, operation.token, None)
+                answer = await source.fetch(operation.call, operation.token, operation.limit)
                 stats.read += answer.read
             else:
                 answer = await drive(operation.steps, source, max_workers=max_workers)

@@ -1,6 +1,6 @@
-"""``ulidkeys survey``: what an S3 prefix holds and the layout that fits it - shape, oldest and
-newest keys, how many and when (exact for a small prefix, else estimated with a range), what a
-window costs - in a bounded number of calls.
+"""``ulidkeys survey``: what an S3 prefix or a DynamoDB partition holds and the layout or entity
+that fits it - shape, oldest and newest, how many and when (exact when read whole, else
+estimated with a range), what a window costs - in a bounded number of calls.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import Any
 from ulidkeys.cli.aws import aws_session
 from ulidkeys.cli.options import Command, add_connection, add_output, count_arg
 from ulidkeys.cli.output import emit
+from ulidkeys.dynamodb import PartitionSurvey
+from ulidkeys.dynamodb import survey as survey_partition
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.s3 import Survey, survey
@@ -28,9 +30,17 @@ BAR = 40
 def register(command: Command) -> None:
     """Add the subcommand, its options and its handler."""
     surveyed = command(
-        "survey", "what an S3 prefix holds, the layout that fits it, and what windows cost"
+        "survey",
+        "what an S3 prefix or a DynamoDB partition holds, and the layout or entity that fits it",
     )
-    surveyed.add_argument("location", help="s3://BUCKET/PREFIX (a folder ends in '/')")
+    surveyed.add_argument(
+        "location", help="s3://BUCKET/PREFIX (a folder ends in '/') or dynamodb://TABLE"
+    )
+    surveyed.add_argument(
+        "--pk", metavar="VALUE", help="dynamodb:// only: the partition key value, e.g. 'Org#acme'"
+    )
+    surveyed.add_argument("--pk-attr", default="PK", help="partition key attribute (default PK)")
+    surveyed.add_argument("--sk-attr", default="SK", help="sort key attribute (default SK)")
     surveyed.add_argument(
         "--max-calls",
         type=count_arg,
@@ -47,21 +57,17 @@ def register(command: Command) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Survey the prefix and print what was found."""
+    """Survey the prefix or partition and print what was found."""
+    if args.location.startswith("dynamodb://"):
+        return _partition(args)
+    if args.pk is not None:
+        raise InvalidValue("--pk names a DynamoDB partition: give dynamodb://TABLE with it")
     bucket, prefix = split_s3_url(args.location)
     if prefix:
         check_prefix(prefix, location=args.location)
     if args.max_calls < MIN_CALLS:
         raise InvalidValue(f"--max-calls {args.max_calls}: a survey needs at least {MIN_CALLS}")
-    plot: Any = None
-    if args.plot is not None:
-        try:
-            import matplotlib  # the plot is optional: only --plot needs it
-
-            matplotlib.use("Agg")
-            from matplotlib import pyplot as plot
-        except ImportError:
-            raise InvalidValue("--plot needs matplotlib: pip install matplotlib") from None
+    plot = _plotter(args.plot)
     session = aws_session(args)
     client = session.client("s3", endpoint_url=args.endpoint_url)
     found = survey(client, bucket, prefix, max_calls=args.max_calls)
@@ -72,6 +78,69 @@ def run(args: argparse.Namespace) -> int:
         return 0
     emit([found.as_dict()], args.output, lambda row: text_of(found))
     return 0
+
+
+def _plotter(path: str | None) -> Any:
+    """matplotlib's pyplot for ``--plot`` (None without it)."""
+    if path is None:
+        return None
+    try:
+        import matplotlib  # the plot is optional: only --plot needs it
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+    except ImportError:
+        raise InvalidValue("--plot needs matplotlib: pip install matplotlib") from None
+    return pyplot
+
+
+def _partition(args: argparse.Namespace) -> int:
+    """``survey dynamodb://TABLE --pk VALUE``."""
+    table = args.location[len("dynamodb://") :]
+    if not table or "/" in table:
+        raise InvalidValue(f"{args.location!r}: give dynamodb://TABLE (the table's name)")
+    if not args.pk:
+        raise InvalidValue("dynamodb:// surveys one partition: give --pk VALUE, e.g. 'Org#acme'")
+    plot = _plotter(args.plot)
+    client = aws_session(args).client("dynamodb", endpoint_url=args.endpoint_url)
+    found = survey_partition(
+        client,
+        args.pk,
+        table_name=table,
+        pk_attr=args.pk_attr,
+        sk_attr=args.sk_attr,
+        max_calls=args.max_calls,
+    )
+    if plot is not None:
+        _draw(found, plot, args.plot)
+    if args.output == "json":
+        print(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+        return 0
+    emit([found.as_dict()], args.output, lambda row: partition_text(found))
+    return 0
+
+
+def partition_text(found: PartitionSurvey) -> str:
+    """The partition survey for people."""
+    lines = [f"{found.location}: {found.keys} items of the main kind" + _calls(found)]
+    if found.kinds:
+        lines.append("sort keys")
+        total = sum(kind.count for kind in found.kinds)
+        for kind in found.kinds[:12]:
+            share = kind.count * 100 / max(1, total)
+            lines.append(f"  {kind.template:<40} {kind.scheme or '-':<18} {share:5.1f}%")
+        if len(found.kinds) > 12:
+            lines.append(f"  ... and {len(found.kinds) - 12} more kinds")
+    if found.oldest_ms is not None and found.newest_ms is not None:
+        lines.append(f"oldest       {format_ms(found.oldest_ms)}")
+        lines.append(f"newest       {format_ms(found.newest_ms)}")
+    if found.per_day is not None:
+        lines.append(f"per day      {found.per_day}")
+    lines += _bars(found)
+    if found.entity is not None:
+        lines += ["", f"as Python:   {found.entity}", "in ulidkeys.toml:", found.config or ""]
+    lines += [f"note: {note}" for note in found.notes]
+    return "\n".join(line.rstrip() for line in lines).rstrip()
 
 
 def text_of(found: Survey) -> str:
@@ -119,12 +188,12 @@ def text_of(found: Survey) -> str:
     return "\n".join(line.rstrip() for line in lines).rstrip()
 
 
-def _calls(found: Survey) -> str:
+def _calls(found: Survey | PartitionSurvey) -> str:
     how = "read whole" if found.exact else "sampled"
     return f", {how} in {found.calls} of at most {found.max_calls} calls"
 
 
-def _bars(found: Survey) -> list[str]:
+def _bars(found: Survey | PartitionSurvey) -> list[str]:
     if not found.histogram:
         return []
     top = max(keys.value for _, keys in found.histogram) or 1
@@ -135,7 +204,7 @@ def _bars(found: Survey) -> list[str]:
     return lines
 
 
-def _draw(found: Survey, plot: Any, path: str) -> None:
+def _draw(found: Survey | PartitionSurvey, plot: Any, path: str) -> None:
     """The histogram as a bar chart in ``path``."""
     figure, axes = plot.subplots(figsize=(9, 3.6))
     starts = [format_ms(start)[:16] for start, _ in found.histogram]

@@ -9,6 +9,7 @@ from ulidkeys.consuming import Consumption, FileStore, LateArrival, MemoryStore
 from ulidkeys.dynamodb.checkpoints import DynamoCheckpointStore
 from ulidkeys.dynamodb.clients import Target, speaks_plain_values
 from ulidkeys.dynamodb.pages import install_fast_pages, remove_fast_pages
+from ulidkeys.dynamodb.surveying import survey
 from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
 from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
@@ -22,6 +23,7 @@ from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window
 from ulidkeys.planning.sortkeys import MAX_SORT_KEY_BYTES, key_after, key_before
 from ulidkeys.planning.templates import KeySchema, KeyTemplate
+from ulidkeys.survey import PartitionSurvey
 
 __all__ = [
     "BATCH_SIZE",
@@ -38,6 +40,7 @@ __all__ = [
     "KeyTemplate",
     "LateArrival",
     "MemoryStore",
+    "PartitionSurvey",
     "Period",
     "Plan",
     "QueryCall",
@@ -57,4 +60,5 @@ __all__ = [
     "plan_window",
     "remove_fast_pages",
     "speaks_plain_values",
+    "survey",
 ]
