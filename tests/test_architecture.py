@@ -77,6 +77,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ulidkeys.config",
             "ulidkeys.hints",
             "ulidkeys.pydantic",
+            "ulidkeys.pynamodb",
             "ulidkeys.demo",
             "ulidkeys.progress",
             "ulidkeys.baselines",

@@ -26,6 +26,7 @@ PUBLIC = (
     "ulidkeys.ids",
     "ulidkeys.aio",
     "ulidkeys.pydantic",
+    "ulidkeys.pynamodb",
 )
 #: Modules documented whole, without an ``__all__``: every public name they define.
 WHOLE = ("ulidkeys.errors", "ulidkeys.config")
