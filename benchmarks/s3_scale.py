@@ -142,6 +142,7 @@ def scenario(
     windows: list[tuple[str, int]],
     latest: bool = False,
     lean: bool = False,
+    split_only: bool = False,
 ) -> None:
     child = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(shards or 0), str(count), str(latency)],
@@ -200,6 +201,8 @@ def scenario(
             ]:
                 if lean and "botocore parser" in label:
                     continue  # --lean: as slow as the paginator, which is measured anyway
+                if split_only and not label.startswith("list_window split"):
+                    continue  # --split-only: the one figure a scale target is about
                 rows.append((name, *measure(label, run)))
         if latest:
             # latest(20) when the newest key is fresh, when it is two years old, and on the
@@ -254,8 +257,15 @@ def main() -> None:
         action="store_true",
         help="no full listing, no botocore-parser split, no latest (for 1,000,000 keys)",
     )
+    parser.add_argument(
+        "--split-only", action="store_true", help="only list_window split, flat layout (--lean)"
+    )
     parser.add_argument("--latency", type=float, nargs="+", default=[30, 10], help="ms")
     args = parser.parse_args()
+    if args.split_only:
+        for latency in args.latency:
+            scenario(None, args.keys, latency, windows=[("1 day", DAY)], lean=True, split_only=True)
+        return
     windows = (
         [("1 day", DAY)] if args.quick else [("1 h", HOUR), ("1 day", DAY), ("7 days", 7 * DAY)]
     )
