@@ -227,7 +227,7 @@ def scenario(
         for window, label, wall, calls, keys, cpu in rows:
             print(f"| {window} | {label} | {wall:.2f} | {calls} | {keys} | {cpu:.2f} |")
         by = {(w, label): (wall, calls) for w, label, wall, calls, _k, _c in rows}
-        for name, _span in windows:
+        for name, _span in [] if split_only else windows:
             split, seq = by[(name, "list_window split (16)")], by[(name, "list_window no split")]
             pag = by[(name, "boto3 paginator")]
             print(
