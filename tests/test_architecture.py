@@ -8,7 +8,8 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid
     ids        ulidkeys.ids, ulidkeys.ids.*
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
-    execution  ulidkeys.machines, ulidkeys.newest, ulidkeys.survey, ulidkeys.execution[.*],
+    execution  ulidkeys.machines, ulidkeys.newest, ulidkeys.folders, ulidkeys.survey,
+               ulidkeys.execution[.*],
                ulidkeys.consuming,
                ulidkeys.steps,
                ulidkeys.aio.execution,
@@ -61,6 +62,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "ulidkeys.machines",
             "ulidkeys.newest",
+            "ulidkeys.folders",
             "ulidkeys.survey",
             "ulidkeys.execution",
             "ulidkeys.consuming",
@@ -549,7 +551,7 @@ def test_inspect_reads_schemes_only_from_the_registry(tree: Tree) -> None:
 
 #: The executor's I/O-free machines and programs: driven by both shells, importing neither, nor
 #: anything that waits.
-IO_FREE = ("ulidkeys.machines", "ulidkeys.newest", "ulidkeys.survey")
+IO_FREE = ("ulidkeys.machines", "ulidkeys.newest", "ulidkeys.survey", "ulidkeys.folders")
 SHELLS = ("ulidkeys.execution", "ulidkeys.aio")
 WAITING = frozenset({"asyncio", "concurrent", "threading", "time"})
 

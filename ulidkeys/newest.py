@@ -9,11 +9,12 @@ with a ``suffix``, older ones are listed from the cursor until enough of them ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ulidkeys.errors import require_count
+from ulidkeys.folders import data_days, day_spans
 from ulidkeys.machines import (
     Collect,
     Drive,
@@ -31,23 +32,11 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
     ListCall,
     layout_scope,
-    plan_folders,
     plan_window,
     resume_position,
 )
-from ulidkeys.planning.partitions import DAY_MS, Period
 from ulidkeys.planning.plans import Cursor, Plan, Position, resolve_window
 from ulidkeys.timeinput import TimeInput
-
-
-def days_found(positions: Iterable[Position]) -> list[int]:
-    """The days of a day-folder listing's positions, newest first."""
-    return sorted({int(position[0]) for position in positions}, reverse=True)
-
-
-def day_spans(days: list[int]) -> list[tuple[int, int]]:
-    """``[start, end)`` of each day (day starts in ms), in the days' order."""
-    return [(day, day + DAY_MS) for day in days]
 
 
 @dataclass(frozen=True)
@@ -99,14 +88,6 @@ class Newest:
     def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
         return plan_window(self.layout, low, high, before=self.before)
 
-    def folder_plan(self) -> Plan[ListCall] | None:
-        """The listing of the day folders of ``[start, top)`` (None without period folders)."""
-        if self.layout.partition is None:
-            return None
-        return plan_folders(
-            self.layout, self.start, self.top, Period("day"), directory_bucket=self.directory
-        )
-
     def search(self, days: list[int] | None, stats: Stats) -> Steps | None:
         """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
         when no day folder holds data): a search back from ``top``, raced with a forward
@@ -149,10 +130,9 @@ class Newest:
             found: list[Ordered] = yield Collect(self.plan)
             yield Give(found)
             return found
-        folders = self.folder_plan()
         days = None
-        if folders is not None:
-            days = days_found(position for position, _ in (yield Collect(folders)))
+        if self.layout.partition is not None:
+            days = yield from data_days(self.layout, self.directory, self.start, self.top)
         if self.directory:
             found = []
             for low, high in self.directory_spans(days):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from ulidkeys.errors import (
@@ -19,7 +19,7 @@ from ulidkeys.errors import (
     require_int,
     require_str,
 )
-from ulidkeys.timeinput import format_ms
+from ulidkeys.timeinput import format_ms, ms_to_datetime
 
 PeriodSize = Literal["hour", "day", "month", "year"]
 
@@ -164,3 +164,16 @@ class Period:
 
     def __str__(self) -> str:
         return self.size
+
+
+@dataclass(frozen=True)
+class PeriodFolder:
+    """A period folder that holds data: its name (``dt=2024-05-17/hr=09/``) and time span."""
+
+    folder: str
+    start_ms: int
+    end_ms: int
+
+    @property
+    def start(self) -> datetime:
+        return ms_to_datetime(self.start_ms)

@@ -8,8 +8,6 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ulidkeys.consuming import Consumable
@@ -19,12 +17,13 @@ from ulidkeys.errors import (
     describe,
     require_str,
 )
-from ulidkeys.execution import Results, run, run_program, stream
+from ulidkeys.execution import Results, outcome, run, run_program
+from ulidkeys.folders import periods_program
 from ulidkeys.machines import Page, Stats, check_workers
-from ulidkeys.newest import days_found, latest
+from ulidkeys.newest import latest
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_folders, plan_window
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_window
+from ulidkeys.planning.partitions import PeriodFolder
 from ulidkeys.planning.plans import Plan, Slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
 from ulidkeys.s3.writing import (
@@ -34,7 +33,7 @@ from ulidkeys.s3.writing import (
     presigned_put,
     put_new,
 )
-from ulidkeys.timeinput import TimeInput, ms_to_datetime
+from ulidkeys.timeinput import TimeInput
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -101,19 +100,6 @@ class ListingSource:
 
 def _first(entry: tuple[str, Obj]) -> str:
     return entry[0]
-
-
-@dataclass(frozen=True)
-class PeriodFolder:
-    """A period folder that holds data: its name (``dt=2024-05-17/hr=09/``) and time span."""
-
-    folder: str
-    start_ms: int
-    end_ms: int
-
-    @property
-    def start(self) -> datetime:
-        return ms_to_datetime(self.start_ms)
 
 
 class Bucket(Consumable):
@@ -261,36 +247,15 @@ class Bucket(Consumable):
             newest.cursor_of,
         )
 
-    def _data_days(self, start: int, end: int, stats: Stats) -> list[int]:
-        """Day folders holding data in the window, newest first."""
-        plan = plan_folders(self.layout, start, end, Period("day"), directory_bucket=self.directory)
-        return days_found(position for position, _ in stream(plan, self.source, stats))
-
     # --- period folders -------------------------------------------------------------------
     def periods(
         self, since: TimeInput | None = None, until: TimeInput | None = None
     ) -> list[PeriodFolder]:
         """The layout's period folders that overlap the window and hold at least one key."""
-        partition = self.layout.partition
-        if partition is None:
-            raise InvalidValue(
-                f"{self.layout} has no period folders; periods() needs period='day'/'hour'"
-            )
         start, end = resolve_window(since, until)
-        stats = Stats()
-        days = sorted(self._data_days(start, end, stats))
-        starts = days
-        if partition.size == "hour":
-            plan = plan_folders(
-                self.layout, start, end, partition, within=days, directory_bucket=self.directory
-            )
-            found = {int(p[0]) for p, _ in stream(plan, self.source, stats)}
-            starts = sorted(found)
-        return [
-            PeriodFolder(partition.folder(ms), ms, partition.next(ms))
-            for ms in starts
-            if ms < end and partition.next(ms) > start
-        ]
+        program = periods_program(self.layout, self.directory, start, end)
+        found: list[PeriodFolder] = outcome(program, self.source, Stats())
+        return found
 
     # --- writes ---------------------------------------------------------------------------
     def put_new(
