@@ -154,3 +154,18 @@ def test_cli_mistakes_are_one_line_and_exit_2(
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and words in err, err
+
+
+def test_a_partition_without_ids_and_the_plot(
+    client: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resource = boto3.resource("dynamodb", region_name="us-east-1").Table(TABLE)
+    for name in ("profile", "settings", "billing"):
+        resource.put_item(Item={"PK": "Org#plain", "SK": f"Meta#{name}"})
+    found = survey(client, "Org#plain", table_name=TABLE)
+    assert found.main is None and "no sort key holds an id" in found.notes[0]
+    partition, _times = fill(client, 40, 2, seed=6)
+    monkeypatch.setattr("ulidkeys.cli.survey.aws_session", lambda args: boto3.session.Session())
+    plot = tmp_path / "items.png"
+    assert main(["survey", f"dynamodb://{TABLE}", "--pk", partition, "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:4] == b"\x89PNG" and "items over time" not in capsys.readouterr().err

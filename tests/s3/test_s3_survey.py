@@ -23,7 +23,7 @@ from ulidkeys import config as ulidkeys_config
 from ulidkeys.cli import main
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.ids.registry import generator_for
+from ulidkeys.ids.registry import generator_for, scheme_named
 from ulidkeys.s3 import KeyLayout, survey
 
 if sys.version_info >= (3, 11):
@@ -212,3 +212,40 @@ def test_cli_mistakes_are_one_line_and_exit_2(
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and words in err, err
+
+
+def test_ids_of_several_readings_name_the_alternatives(
+    s3: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 19-digit number is a Twitter, Instagram or Sonyflake id alike: without period folders
+    to tell them apart the first reading wins and the others are named."""
+    layout = KeyLayout("flakes/", scheme=scheme_named("twitter-snowflake"))
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, keys_of(layout, 300, 2, seed=8))
+    found = survey(s3, bucket, "flakes/")
+    assert found.layout == layout and found.shape is not None
+    assert "instagram-id" in found.shape.alternatives
+    monkeypatch.setattr("ulidkeys.cli.survey.aws_session", lambda args: boto3.session.Session())
+    assert main(["survey", f"s3://{bucket}/flakes/"]) == 0
+    assert "the ids also read as instagram-id" in capsys.readouterr().out
+
+
+def test_a_large_newest_first_prefix_is_sampled(s3: Any) -> None:
+    layout = KeyLayout("feed/", newest_first=True, suffix=".json")
+    bucket = new_bucket(s3)
+    keys = keys_of(layout, 5000, 8, seed=9)
+    fill_bucket(bucket, keys)
+    found = survey(s3, bucket, "feed/")
+    assert found.layout == layout and not found.exact and found.calls <= 50
+    assert found.keys.low <= len(keys) <= found.keys.high, found.keys
+    times = times_of(layout, keys)
+    assert found.newest_ms == max(times)
+    assert found.oldest_ms is not None and min(times) <= found.oldest_ms <= min(times) + DAY // 10
+
+
+def test_keys_without_ids_are_surveyed_as_such(s3: Any) -> None:
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, [f"docs/page-{n}.html" for n in range(30)])
+    found = survey(s3, bucket, "docs/")
+    assert found.layout is None and found.shape is not None and found.shape.junk == 30
+    assert found.exact and "no key holds an id" in found.notes[0]
