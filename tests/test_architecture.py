@@ -80,6 +80,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ulidkeys.hints",
             "ulidkeys.pydantic",
             "ulidkeys.pynamodb",
+            "ulidkeys.polars",
             "ulidkeys.demo",
             "ulidkeys.progress",
             "ulidkeys.baselines",

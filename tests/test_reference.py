@@ -27,6 +27,7 @@ PUBLIC = (
     "ulidkeys.aio",
     "ulidkeys.pydantic",
     "ulidkeys.pynamodb",
+    "ulidkeys.polars",
 )
 #: Modules documented whole, without an ``__all__``: every public name they define.
 WHOLE = ("ulidkeys.errors", "ulidkeys.config")

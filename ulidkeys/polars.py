@@ -1,0 +1,102 @@
+"""Polars frames of a time window of S3 objects: exactly the objects ``Bucket.list_window``
+gives, read as one lazy scan (Parquet, NDJSON or CSV) with each row's object key and id time
+as columns, the connection taken from the bucket's own boto3 client.
+
+Needs Polars (``pip install 'ulidkeys[polars]'``); imported only when used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import polars as pl
+
+from ulidkeys.errors import InvalidValue, describe
+from ulidkeys.s3 import Bucket
+from ulidkeys.s3.signing import credentials_of
+from ulidkeys.timeinput import TimeInput
+
+__all__ = ["FORMATS", "scan_window", "storage_options", "urls"]
+
+Format = Literal["parquet", "ndjson", "csv"]
+#: The formats ``scan_window`` reads, and the Polars scan of each.
+FORMATS: Mapping[str, Any] = {
+    "parquet": pl.scan_parquet,
+    "ndjson": pl.scan_ndjson,
+    "csv": pl.scan_csv,
+}
+
+
+def urls(
+    bucket: Bucket, since: TimeInput | None = None, until: TimeInput | None = None
+) -> list[str]:
+    """The ``s3://`` URLs of the window's objects, oldest first (what :func:`scan_window` reads)."""
+    return [f"s3://{bucket.name}/{obj['Key']}" for obj in bucket.list_window(since, until)]
+
+
+def storage_options(bucket: Bucket) -> dict[str, str]:
+    """Polars' (object_store's) options for the bucket's client: its region, its current
+    credentials, and its endpoint when it is not AWS's (then path-style, and plain HTTP if the
+    endpoint is, as a local S3 stand-in needs)."""
+    client = bucket.client
+    frozen = credentials_of(client).get_frozen_credentials()
+    options = {
+        "aws_region": client.meta.region_name or "us-east-1",
+        "aws_access_key_id": frozen.access_key,
+        "aws_secret_access_key": frozen.secret_key,
+    }
+    if frozen.token:
+        options["aws_session_token"] = frozen.token
+    endpoint = client.meta.endpoint_url
+    if endpoint and not endpoint.rstrip("/").endswith(".amazonaws.com"):
+        options["aws_endpoint_url"] = endpoint
+        options["aws_virtual_hosted_style_request"] = "false"
+        if endpoint.startswith("http://"):
+            options["aws_allow_http"] = "true"
+    return options
+
+
+def scan_window(
+    bucket: Bucket,
+    since: TimeInput | None = None,
+    until: TimeInput | None = None,
+    *,
+    format: Format = "parquet",
+    key_column: str = "_key",
+    time_column: str = "_id_time",
+    options: Mapping[str, str] | None = None,
+    **scan_kwargs: Any,
+) -> pl.LazyFrame:
+    """The rows of the objects whose id time is in ``[since, until)`` - exactly the objects
+    ``bucket.list_window`` gives - as one ``LazyFrame``, with ``key_column`` (the object's key)
+    and ``time_column`` (its id time, ``Datetime("ms", "UTC")``) added to each row.
+
+    ``options`` replaces the storage options taken from the bucket's client
+    (:func:`storage_options`); ``scan_kwargs`` go to Polars' scan (``schema=``, ...). A window
+    without objects is an empty frame of the two added columns: nothing is read.
+    """
+    if format not in FORMATS:
+        raise InvalidValue(f"format={describe(format)} must be one of {', '.join(FORMATS)}")
+    for name, column in (("key_column", key_column), ("time_column", time_column)):
+        if not isinstance(column, str) or not column:
+            raise InvalidValue(f"{name}={describe(column)} must be a column name")
+    objects = list(bucket.list_window(since, until))
+    layout = bucket.layout
+    times = pl.DataFrame(
+        {
+            "_url": [f"s3://{bucket.name}/{obj['Key']}" for obj in objects],
+            key_column: [obj["Key"] for obj in objects],
+            time_column: [layout.parse(obj["Key"]).ms for obj in objects],
+        },
+        schema={"_url": pl.String, key_column: pl.String, time_column: pl.Int64},
+    ).with_columns(pl.col(time_column).cast(pl.Datetime("ms", "UTC")))
+    if not objects:
+        return times.drop("_url").lazy()
+    scan: pl.LazyFrame = FORMATS[format](
+        times["_url"].to_list(),
+        storage_options=dict(options if options is not None else storage_options(bucket)),
+        include_file_paths="_url",
+        **scan_kwargs,
+    )
+    return scan.join(times.lazy(), on="_url", how="left").drop("_url")
