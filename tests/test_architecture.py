@@ -81,6 +81,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ulidkeys.pydantic",
             "ulidkeys.pynamodb",
             "ulidkeys.polars",
+            "ulidkeys.dask",
             "ulidkeys.demo",
             "ulidkeys.progress",
             "ulidkeys.baselines",

@@ -28,6 +28,7 @@ PUBLIC = (
     "ulidkeys.pydantic",
     "ulidkeys.pynamodb",
     "ulidkeys.polars",
+    "ulidkeys.dask",
 )
 #: Modules documented whole, without an ``__all__``: every public name they define.
 WHOLE = ("ulidkeys.errors", "ulidkeys.config")

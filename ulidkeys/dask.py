@@ -1,0 +1,115 @@
+"""Windows that outgrow one machine, on the engine users already run: a ``dask.bag`` whose
+partitions each list (or query) one slice of a window on a worker. Slices are plain data
+(:class:`~ulidkeys.planning.plans.Slice`), so only the slice, the layout or entity and the
+client's settings cross the wire; each worker builds its own boto3 client.
+
+Needs Dask (``pip install 'ulidkeys[dask]'``); imported only when used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import dask.bag as db
+
+from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.errors import InvalidType, describe, require_count
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.plans import MAX_SLICES, Slice, fixed_window
+from ulidkeys.s3 import Bucket
+from ulidkeys.timeinput import TimeInput
+
+__all__ = ["ClientSettings", "query_bag", "window_bag"]
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """Where a worker's boto3 client connects: the region and a custom endpoint (None: AWS).
+    Credentials do not travel: each worker takes its own (environment, profile, role)."""
+
+    region: str | None
+    endpoint_url: str | None
+
+    @classmethod
+    def of(cls, client: Any) -> ClientSettings:
+        """The settings of a boto3 client (a custom endpoint is kept, AWS's is not)."""
+        endpoint = client.meta.endpoint_url
+        custom = endpoint if endpoint and ".amazonaws.com" not in endpoint else None
+        return cls(client.meta.region_name, custom)
+
+    def s3(self) -> Any:
+        """A worker's S3 client."""
+        return boto3.client("s3", region_name=self.region, endpoint_url=self.endpoint_url)
+
+    def dynamodb(self) -> Any:
+        """A worker's DynamoDB client."""
+        return boto3.client("dynamodb", region_name=self.region, endpoint_url=self.endpoint_url)
+
+
+def _pieces(plan: Any, partitions: int) -> list[str]:
+    require_count(partitions, "partitions", 1, MAX_SLICES)
+    return [piece.to_json() for piece in plan.slices(partitions)]
+
+
+def window_bag(
+    bucket: Bucket,
+    since: TimeInput,
+    until: TimeInput,
+    *,
+    partitions: int = 16,
+) -> db.Bag:
+    """The objects of ``bucket`` with id time in ``[since, until)`` as a bag of ``partitions``
+    partitions, each listing one time slice of the window on a worker: together exactly the
+    window, no object twice. ``since``/``until`` must be fixed times (every worker cuts the
+    same window). ``window_bag(...).map(process)`` runs the listing and the processing on the
+    cluster."""
+    if not isinstance(bucket, Bucket):
+        raise InvalidType(f"bucket={describe(bucket)} must be a ulidkeys.s3.Bucket")
+    start, end = fixed_window(since, until, "window_bag")
+    pieces = _pieces(bucket.plan_window(start, end), partitions)
+    settings = ClientSettings.of(bucket.client)
+    bag: db.Bag = db.from_sequence(pieces, npartitions=len(pieces))
+    return bag.map_partitions(_list_slices, settings, bucket.name, bucket.layout, bucket.directory)
+
+
+def _list_slices(
+    pieces: list[str], settings: ClientSettings, name: str, layout: KeyLayout, directory: bool
+) -> list[dict[str, Any]]:
+    """On a worker: the objects of its slices."""
+    bucket = Bucket(settings.s3(), name, layout, directory=directory)
+    return [obj for text in pieces for obj in bucket.list_slice(Slice.from_json(text))]
+
+
+def query_bag(
+    table: Table,
+    since: TimeInput,
+    until: TimeInput,
+    *,
+    partitions: int = 16,
+    **fields: Any,
+) -> db.Bag:
+    """The DynamoDB twin of :func:`window_bag`: the entity's items with id time in ``[since,
+    until)`` (``fields`` the key fields, as for ``Table.query_window``), each partition querying
+    one time slice on a worker."""
+    if not isinstance(table, Table):
+        raise InvalidType(f"table={describe(table)} must be a ulidkeys.dynamodb.Table")
+    start, end = fixed_window(since, until, "query_bag")
+    pieces = _pieces(table.plan_window(start, end, **fields), partitions)
+    settings = ClientSettings.of(table.target.client)
+    bag: db.Bag = db.from_sequence(pieces, npartitions=len(pieces))
+    return bag.map_partitions(_query_slices, settings, table.name, table.entity, dict(fields))
+
+
+def _query_slices(
+    pieces: list[str],
+    settings: ClientSettings,
+    name: str,
+    entity: Entity,
+    fields: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """On a worker: the items of its slices."""
+    table = Table(settings.dynamodb(), entity, table_name=name)
+    return [item for text in pieces for item in table.query_slice(Slice.from_json(text), **fields)]
