@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from ulidkeys.errors import UlidkeysError
+from ulidkeys.errors import InvalidType, UlidkeysError, describe
 from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import scheme_named
+from ulidkeys.planning.entity import Entity
+from ulidkeys.planning.layout import KeyLayout
 
 if TYPE_CHECKING:
     from pydantic.json_schema import JsonSchemaValue
@@ -83,4 +85,80 @@ ObjectIdStr = IdStr("objectid")
 #: A Twitter Snowflake in its key form (19 zero-padded digits; unpadded input is accepted).
 SnowflakeStr = IdStr("twitter-snowflake")
 
-__all__ = ["IdStr", "IdText", "KSUIDStr", "ObjectIdStr", "SnowflakeStr", "ULIDStr", "UUID7Str"]
+
+# --- a model's keys --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyedBy:
+    """Pydantic metadata: the field is the id of a key layout (S3) or an entity (DynamoDB), so
+    the model can give its key (:func:`s3_key`) or keys (:func:`dynamodb_keys`)."""
+
+    target: KeyLayout | Entity
+
+
+def LayoutId(layout: KeyLayout) -> Any:
+    """The annotated ``str`` type of a field holding the id of ``layout``'s keys (validated by
+    the layout's scheme; :func:`s3_key` makes the object key from it)."""
+    if not isinstance(layout, KeyLayout):
+        raise InvalidType(f"layout={describe(layout)} must be a KeyLayout")
+    return Annotated[str, IdText(layout.scheme), KeyedBy(layout)]
+
+
+def EntityId(entity: Entity) -> Any:
+    """The annotated ``str`` type of a field holding the id of ``entity``'s items (validated by
+    the entity's scheme; :func:`dynamodb_keys` makes the item's keys from it and the model's
+    other fields named like the entity's key fields)."""
+    if not isinstance(entity, Entity):
+        raise InvalidType(f"entity={describe(entity)} must be an Entity")
+    return Annotated[str, IdText(entity.scheme), KeyedBy(entity)]
+
+
+def s3_key(model: BaseModel, ext: str | None = None) -> str:
+    """The S3 key of a model whose id field is a :func:`LayoutId` (``ext`` replaces the
+    layout's suffix, as in ``KeyLayout.key_for``)."""
+    name, layout = _keyed(model, KeyLayout)
+    assert isinstance(layout, KeyLayout)
+    return layout.key_for(getattr(model, name), ext)
+
+
+def dynamodb_keys(model: BaseModel) -> dict[str, Any]:
+    """The key attributes (table and indexes) of a model whose id field is an
+    :func:`EntityId`: the entity's other key fields are read from the model's fields of the same
+    names; a missing one is an error naming it."""
+    name, entity = _keyed(model, Entity)
+    assert isinstance(entity, Entity)
+    values: dict[str, Any] = {
+        field: getattr(model, field)
+        for field in entity.fields
+        if field not in (entity.id_field, "bucket", "shard") and field in type(model).model_fields
+    }
+    values[entity.id_field] = getattr(model, name)
+    return entity.keys(**values)
+
+
+def _keyed(model: BaseModel, kind: type) -> tuple[str, KeyLayout | Entity]:
+    if not isinstance(model, BaseModel):
+        raise InvalidType(f"model={describe(model)} must be a pydantic model")
+    for name, info in type(model).model_fields.items():
+        for meta in info.metadata:
+            if isinstance(meta, KeyedBy) and isinstance(meta.target, kind):
+                return name, meta.target
+    what = "LayoutId(layout)" if kind is KeyLayout else "EntityId(entity)"
+    raise InvalidType(f"{type(model).__name__} has no field annotated {what}")
+
+
+__all__ = [
+    "EntityId",
+    "IdStr",
+    "IdText",
+    "KSUIDStr",
+    "KeyedBy",
+    "LayoutId",
+    "ObjectIdStr",
+    "SnowflakeStr",
+    "ULIDStr",
+    "UUID7Str",
+    "dynamodb_keys",
+    "s3_key",
+]
