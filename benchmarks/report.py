@@ -33,6 +33,7 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
     ("dynamodb_window.py", [], ["--items", "5000"], "DynamoDB windows on moto: calls, items"),
     ("dynamodb_split.py", [], ["--items", "20000"], "DynamoDB: one chain vs time-split"),
     ("s3_scale.py", ["--quick"], ["--quick", "--keys", "20000"], "S3 at scale over HTTP"),
+    ("dask_window.py", [], ["--keys", "100000"], "A window on a Dask cluster of 1, 2, 4 workers"),
     ("consume.py", [], ["--runs", "4"], "Consumers: exactly once, what each run reads"),
     (
         "directory_memory.py",
