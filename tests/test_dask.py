@@ -1,6 +1,7 @@
 """``ulidkeys.dask`` on a real ``distributed.LocalCluster`` of worker processes against moto's
 HTTP server: the partitions of ``window_bag`` (and ``query_bag``) together are exactly the
-window, no object twice, with 1, 4 and 16 partitions; only slices and settings travel."""
+window, no object twice, with 1, 4 and 16 partitions and when a worker dies mid-partition; only
+slices and settings travel."""
 
 from __future__ import annotations
 
@@ -79,6 +80,29 @@ def test_the_partitions_are_exactly_the_window(
     got = bag.map(lambda obj: obj["Key"]).compute()
     assert sorted(got) == sorted(key for key, ms in keys if start <= ms < end)
     assert len(got) == len(set(got))  # no object twice
+
+
+def _die_once(objects: list[Any], marker: str) -> list[Any]:
+    """Kill this worker process the first time any partition gets here (after its listing ran),
+    as a lost machine would; every later run of a partition passes its objects through."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return objects
+    os._exit(1)
+
+
+def test_a_worker_killed_mid_partition_loses_and_repeats_nothing(
+    cluster: Client, bucket: tuple[Bucket, list[tuple[str, int]]], tmp_path: Any
+) -> None:
+    listed, keys = bucket
+    start, end = T0 + HOUR, T0 + 11 * HOUR
+    marker = str(tmp_path / "died")
+    bag = window_bag(listed, start, end, partitions=4).map_partitions(_die_once, marker)
+    got = bag.map(lambda obj: obj["Key"]).compute()
+    assert os.path.exists(marker)  # a worker did die with a listed partition in hand
+    assert sorted(got) == sorted(key for key, ms in keys if start <= ms < end)
+    assert len(got) == len(set(got))
 
 
 def test_the_dynamodb_twin(cluster: Client, endpoint: str) -> None:
