@@ -14,7 +14,7 @@ import math
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ulidkeys.errors import require_count
 from ulidkeys.ids.registry import scheme_named
@@ -104,17 +104,6 @@ class Survey:
     def as_dict(self) -> dict[str, Any]:
         """The survey as JSON-safe data (what ``ulidkeys survey -o json`` prints)."""
         shape = self.shape
-
-        def estimate(value: Estimate | None) -> dict[str, Any] | None:
-            if value is None:
-                return None
-            return {
-                "value": round(value.value),
-                "low": round(value.low),
-                "high": round(value.high),
-                "exact": value.exact,
-            }
-
         return {
             "location": self.location,
             "calls": self.calls,
@@ -133,14 +122,7 @@ class Survey:
                 "not_fitting": shape.junk,
                 "not_fitting_examples": list(shape.examples),
             },
-            "keys": estimate(self.keys),
-            "oldest": None if self.oldest_ms is None else format_ms(self.oldest_ms),
-            "newest": None if self.newest_ms is None else format_ms(self.newest_ms),
-            "per_day": estimate(self.per_day),
-            "histogram": [
-                {"start": format_ms(start), "keys": estimate(keys)}
-                for start, keys in self.histogram
-            ],
+            **_times_dict(self, "keys"),
             "costs": [
                 {
                     "window": name,
@@ -187,13 +169,13 @@ def survey_program(
     found = Survey(location, stats.calls, max_calls, shape, layout)
     if layout is None:
         note = "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
-        return _with(found, stats, exact=token is None, notes=(note,))
+        return _updated(found, stats, exact=token is None, notes=(note,))
     if token is None:
         return _exact(found, bucket, layout, keys, stats)
     notes = [f"sampled: the first {len(keys):,} keys, then pages spread over their time span"]
     first = yield from _first(layout, stats, max_calls, notes)
     if first is None:
-        return _with(found, stats, notes=(*notes, "no key of the layout found in its shards"))
+        return _updated(found, stats, notes=(*notes, "no key of the layout found in its shards"))
     samples = _opening(layout, keys)  # the first pages are a sample too
     last = yield from _last(layout, first, stats, max_calls, notes, samples)
     oldest, newest = min(first, last), max(first, last)
@@ -230,30 +212,19 @@ def survey_program(
     )
 
 
-def _with(found: Survey, stats: Stats, **changes: Any) -> Survey:
-    values = {**found.__dict__, "calls": stats.calls, **changes}
-    return Survey(**values)
-
-
 def _exact(found: Survey, bucket: str, layout: KeyLayout, keys: list[str], stats: Stats) -> Survey:
     """A prefix read whole: every count is a count."""
     times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
-    count = Estimate(len(times), len(times), len(times), exact=True)
+    counted = _exact_counts(times)
     if not times:
-        return _with(found, stats, exact=True, keys=count)
-    oldest, newest = min(times), max(times)
-    span = max(1, newest - oldest + 1)
-    rate = len(times) / span
-    per_day = len(times) * DAY_MS / span
-    return _with(
+        return _updated(found, stats, exact=True, **counted)
+    oldest, newest = counted["oldest_ms"], counted["newest_ms"]
+    rate = len(times) / max(1, newest - oldest + 1)
+    return _updated(
         found,
         stats,
         exact=True,
-        keys=count,
-        oldest_ms=oldest,
-        newest_ms=newest,
-        per_day=Estimate(per_day, per_day, per_day, exact=True),
-        histogram=tuple(exact_histogram(times, oldest, newest + 1, BINS)),
+        **counted,
         costs=tuple(
             (name, window_cost(layout, rate, len(times), width, oldest, newest + 1))
             for name, width in WINDOWS.items()
@@ -432,18 +403,44 @@ class PartitionSurvey:
                 for kind in self.kinds
             ],
             "main": None if self.main is None else self.main.template,
-            "items": _estimate_dict(self.keys),
-            "oldest": None if self.oldest_ms is None else format_ms(self.oldest_ms),
-            "newest": None if self.newest_ms is None else format_ms(self.newest_ms),
-            "per_day": None if self.per_day is None else _estimate_dict(self.per_day),
-            "histogram": [
-                {"start": format_ms(start), "items": _estimate_dict(keys)}
-                for start, keys in self.histogram
-            ],
+            **_times_dict(self, "items"),
             "entity": self.entity,
             "config": self.config,
             "notes": list(self.notes),
         }
+
+
+_Found = TypeVar("_Found", Survey, PartitionSurvey)
+
+
+class _Times(Protocol):
+    """What both surveys say about the times of the keys (items) they counted."""
+
+    @property
+    def keys(self) -> Estimate: ...
+    @property
+    def oldest_ms(self) -> int | None: ...
+    @property
+    def newest_ms(self) -> int | None: ...
+    @property
+    def per_day(self) -> Estimate | None: ...
+    @property
+    def histogram(self) -> tuple[tuple[int, Estimate], ...]: ...
+
+
+def _times_dict(found: _Times, unit: str) -> dict[str, Any]:
+    """The count, oldest, newest, rate and histogram as JSON-safe data; ``unit`` names what
+    was counted (``keys``, ``items``)."""
+    return {
+        unit: _estimate_dict(found.keys),
+        "oldest": None if found.oldest_ms is None else format_ms(found.oldest_ms),
+        "newest": None if found.newest_ms is None else format_ms(found.newest_ms),
+        "per_day": None if found.per_day is None else _estimate_dict(found.per_day),
+        "histogram": [
+            {"start": format_ms(start), unit: _estimate_dict(keys)}
+            for start, keys in found.histogram
+        ],
+    }
 
 
 def _estimate_dict(value: Estimate) -> dict[str, Any]:
@@ -491,7 +488,7 @@ def partition_survey_program(
     main = next((kind for kind in kinds if kind.scheme is not None), None)
     found = PartitionSurvey(location, stats.calls, max_calls, exact, kinds, main)
     if main is None or main.scheme is None:
-        return _replace(found, stats, notes=("no sort key holds an id of a known scheme",))
+        return _updated(found, stats, notes=("no sort key holds an id of a known scheme",))
     scheme = scheme_named(main.scheme)
     pk, fields = pk_template(partition, separator)
     entity = Entity(
@@ -500,7 +497,8 @@ def partition_survey_program(
     declared = _declaration(entity, pk, fields, main, table, pk_attr, sk_attr)
     if exact:
         times = [ms for key in sort_keys if (ms := _item_time(entity, key)) is not None]
-        return _replace(found, stats, **_exact_counts(times), **declared)
+        read_whole = ("read whole: every count is exact",)
+        return _updated(found, stats, **_exact_counts(times), notes=read_whole, **declared)
     notes = [f"sampled: the first {len(sort_keys):,} items, then pages spread over their time span"]
     span_call = QueryCall(partition, main.prefix, main.prefix + _ABOVE_ALL, pk_attr, sk_attr)
     first_page: Page = yield Fetch(span_call, None, END_ITEMS)
@@ -508,7 +506,7 @@ def partition_survey_program(
     ends = [_item_time(entity, key) for page in (first_page, last_page) for key, _ in page.entries]
     known = [ms for ms in ends if ms is not None]
     if len(known) < 2:
-        return _replace(
+        return _updated(
             found, stats, notes=(*notes, "its oldest or newest item could not be read"), **declared
         )
     oldest, newest = min(known), max(known)
@@ -531,7 +529,7 @@ def partition_survey_program(
         f"{len(samples)} sampled pages of {SAMPLE_ITEMS} items; the range is two Poisson "
         "deviations of each sample and assumes no burst hides between samples"
     )
-    return _replace(
+    return _updated(
         found,
         stats,
         keys=total,
@@ -567,7 +565,6 @@ def _exact_counts(times: list[int]) -> dict[str, Any]:
         "newest_ms": newest,
         "per_day": Estimate(per_day, per_day, per_day, exact=True),
         "histogram": tuple(exact_histogram(times, oldest, newest + 1, BINS)),
-        "notes": ("read whole: every count is exact",),
     }
 
 
@@ -597,5 +594,6 @@ def _declaration(
     }
 
 
-def _replace(found: PartitionSurvey, stats: Stats, **changes: Any) -> PartitionSurvey:
+def _updated(found: _Found, stats: Stats, **changes: Any) -> _Found:
+    """A survey with ``changes`` and the calls made so far."""
     return replace(found, calls=stats.calls, **changes)

@@ -71,12 +71,17 @@ def run(args: argparse.Namespace) -> int:
     session = aws_session(args)
     client = session.client("s3", endpoint_url=args.endpoint_url)
     found = survey(client, bucket, prefix, max_calls=args.max_calls)
+    return _show(args, found, plot, text_of(found))
+
+
+def _show(args: argparse.Namespace, found: Survey | PartitionSurvey, plot: Any, text: str) -> int:
+    """Draw the plot if asked, print the survey in the chosen output form."""
     if plot is not None:
         _draw(found, plot, args.plot)
     if args.output == "json":  # one survey: one object, not an array of one
         print(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
         return 0
-    emit([found.as_dict()], args.output, lambda row: text_of(found))
+    emit([found.as_dict()], args.output, lambda row: text)
     return 0
 
 
@@ -111,13 +116,7 @@ def _partition(args: argparse.Namespace) -> int:
         sk_attr=args.sk_attr,
         max_calls=args.max_calls,
     )
-    if plot is not None:
-        _draw(found, plot, args.plot)
-    if args.output == "json":
-        print(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
-        return 0
-    emit([found.as_dict()], args.output, lambda row: partition_text(found))
-    return 0
+    return _show(args, found, plot, partition_text(found))
 
 
 def partition_text(found: PartitionSurvey) -> str:
@@ -131,16 +130,8 @@ def partition_text(found: PartitionSurvey) -> str:
             lines.append(f"  {kind.template:<40} {kind.scheme or '-':<18} {share:5.1f}%")
         if len(found.kinds) > 12:
             lines.append(f"  ... and {len(found.kinds) - 12} more kinds")
-    if found.oldest_ms is not None and found.newest_ms is not None:
-        lines.append(f"oldest       {format_ms(found.oldest_ms)}")
-        lines.append(f"newest       {format_ms(found.newest_ms)}")
-    if found.per_day is not None:
-        lines.append(f"per day      {found.per_day}")
-    lines += _bars(found)
-    if found.entity is not None:
-        lines += ["", f"as Python:   {found.entity}", "in ulidkeys.toml:", found.config or ""]
-    lines += [f"note: {note}" for note in found.notes]
-    return "\n".join(line.rstrip() for line in lines).rstrip()
+    lines += _times(found)
+    return _ending(lines, found, found.entity)
 
 
 def text_of(found: Survey) -> str:
@@ -168,12 +159,7 @@ def text_of(found: Survey) -> str:
     lines.append(f"suffixes     {shares or '-'}")
     lines.append(f"not fitting  {shape.junk:,} of {sampled:,} keys read")
     lines += [f"             e.g. {example!r}" for example in shape.examples]
-    if found.oldest_ms is not None and found.newest_ms is not None:
-        lines.append(f"oldest       {format_ms(found.oldest_ms)}")
-        lines.append(f"newest       {format_ms(found.newest_ms)}")
-    if found.per_day is not None:
-        lines.append(f"per day      {found.per_day}")
-    lines += _bars(found)
+    lines += _times(found)
     if found.costs:
         lines.append("")
         lines.append(f"{'window':<8} {'calls':>6} {'keys read':>12}   full listing: calls, keys")
@@ -182,15 +168,31 @@ def text_of(found: Survey) -> str:
                 f"{name:<8} {math.ceil(cost.calls):>6,} {'<= ' + f'{cost.keys:,.0f}':>12}   "
                 f"{math.ceil(cost.full_calls):,}, {cost.full_keys:,.0f}"
             )
-    if found.python is not None:
-        lines += ["", f"as Python:   {found.python}", "in ulidkeys.toml:", found.config or ""]
-    lines += [f"note: {note}" for note in found.notes]
-    return "\n".join(line.rstrip() for line in lines).rstrip()
+    return _ending(lines, found, found.python)
 
 
 def _calls(found: Survey | PartitionSurvey) -> str:
     how = "read whole" if found.exact else "sampled"
     return f", {how} in {found.calls} of at most {found.max_calls} calls"
+
+
+def _times(found: Survey | PartitionSurvey) -> list[str]:
+    """Oldest, newest, the rate and the histogram's bars."""
+    lines = []
+    if found.oldest_ms is not None and found.newest_ms is not None:
+        lines.append(f"oldest       {format_ms(found.oldest_ms)}")
+        lines.append(f"newest       {format_ms(found.newest_ms)}")
+    if found.per_day is not None:
+        lines.append(f"per day      {found.per_day}")
+    return lines + _bars(found)
+
+
+def _ending(lines: list[str], found: Survey | PartitionSurvey, python: str | None) -> str:
+    """``lines``, then the declaration to copy (as Python and as config) and the notes."""
+    if python is not None:
+        lines += ["", f"as Python:   {python}", "in ulidkeys.toml:", found.config or ""]
+    lines += [f"note: {note}" for note in found.notes]
+    return "\n".join(line.rstrip() for line in lines).rstrip()
 
 
 def _bars(found: Survey | PartitionSurvey) -> list[str]:

@@ -258,30 +258,29 @@ def keys_between(samples: Sequence[Sample], start_ms: int, end_ms: int) -> Estim
     return Estimate(totals[0], totals[1], totals[2])
 
 
+def bin_starts(start_ms: int, end_ms: int, bins: int = 20) -> range:
+    """The starts of ``bins`` equal bins over ``[start_ms, end_ms)`` (the last may be shorter;
+    none when the span is empty); every bin is ``range.step`` wide."""
+    width = max(1, math.ceil((end_ms - start_ms) / bins))
+    return range(start_ms, max(start_ms, end_ms), width)
+
+
 def histogram(
     samples: Sequence[Sample], start_ms: int, end_ms: int, bins: int = 20
 ) -> list[tuple[int, Estimate]]:
     """``(bin start, keys in the bin)`` over ``[start_ms, end_ms)`` in ``bins`` equal bins."""
-    if end_ms <= start_ms:
-        return []
-    width = max(1, math.ceil((end_ms - start_ms) / bins))
-    return [
-        (lo, keys_between(samples, lo, min(lo + width, end_ms)))
-        for lo in range(start_ms, end_ms, width)
-    ]
+    starts = bin_starts(start_ms, end_ms, bins)
+    return [(lo, keys_between(samples, lo, min(lo + starts.step, end_ms))) for lo in starts]
 
 
 def exact_histogram(
     times: Iterable[int], start_ms: int, end_ms: int, bins: int = 20
 ) -> list[tuple[int, Estimate]]:
-    """The histogram of known key times (a prefix read whole)."""
-    if end_ms <= start_ms:
-        return []
-    width = max(1, math.ceil((end_ms - start_ms) / bins))
-    counts = Counter((t - start_ms) // width for t in times if start_ms <= t < end_ms)
+    """The histogram of known key times (a prefix read whole), in the bins of :func:`histogram`."""
+    starts = bin_starts(start_ms, end_ms, bins)
+    counts = Counter((t - start_ms) // starts.step for t in times if start_ms <= t < end_ms)
     return [
-        (start_ms + i * width, Estimate(counts[i], counts[i], counts[i], exact=True))
-        for i in range(math.ceil((end_ms - start_ms) / width))
+        (lo, Estimate(counts[i], counts[i], counts[i], exact=True)) for i, lo in enumerate(starts)
     ]
 
 
