@@ -236,8 +236,11 @@ MAX_AHEAD_PAGES = 32
 class TimeSlice(Generic[CallT]):
     """One time slice ``[lo_ms, hi_ms)`` of a chain: its page chain and what it has read."""
 
-    def __init__(self, state: ChainState[CallT], lo_ms: int, hi_ms: int) -> None:
+    def __init__(
+        self, state: ChainState[CallT], lo_ms: int, hi_ms: int, density: float | None = None
+    ) -> None:
         self.state, self.lo_ms, self.hi_ms = state, lo_ms, hi_ms
+        self.density = density  # keys per ms of the slice it was cut from, till it reads its own
         self.items: list[Ordered] = []
         self.sent = False  # a request is in flight
         self.page_keys = 0  # the most keys a page of it held that was not its last
@@ -251,9 +254,15 @@ class TimeSlice(Generic[CallT]):
         return self.state.read
 
     def pages_left(self, page_size: int) -> float:
-        """Pages still to read, from the density of what was read (0 before any page)."""
-        if self.last_ms is None or self.state.done:
+        """Pages still to read, from the density of what was read (before its first page: of
+        the slice it was cut from; 0 for a chain's first slice)."""
+        if self.state.done:
             return 0.0
+        if self.last_ms is None:
+            if self.density is None:
+                return 0.0
+            pages = (self.hi_ms - self.lo_ms) * self.density / page_size
+            return max(0.0, pages - 1) if self.sent else pages
         density = self.read / max(1, self.last_ms - self.lo_ms + 1)  # keys per ms
         base = self.last_ms + 1
         if self.sent:  # the page in flight covers about one page more
@@ -332,26 +341,45 @@ class Slicing(Generic[CallT]):
         return piece, request[0], request[1]
 
     def _cut(self, allowed: set[int] | None = None) -> bool:
-        """Cut the tail of the slice with the most pages left (of the ``allowed`` ones) into as
-        many slices as there are idle workers (each of at least MIN_SLICE_PAGES pages); False
-        if none is worth it."""
+        """Cut the tail of the slice with the most pages left (of the ``allowed`` ones) into
+        its fair share of the workers - its part of all the pages left, chains whose first page
+        has not come back counted as the mean of the others - at most as many as are idle and
+        each of at least MIN_SLICE_PAGES pages; False if none is worth it.
+
+        A fair share, not every idle worker: each slice costs a partial page more, and the
+        first chain to answer would otherwise take all the workers (4 shards: 12 slices in one
+        shard, the others cut later) for no shorter wall time."""
         strategy = self.plan.strategy
         if not strategy.splittable:
             return False
         best: tuple[float, int, TimeSlice[CallT]] | None = None
+        measured: list[float] = []  # pages left per chain whose density is known
+        unmeasured = 0
         for index, chain in enumerate(self.chains):
+            chain_left = 0.0
+            known = False
             for piece in chain:
-                if allowed is not None and id(piece) not in allowed:
-                    continue
                 left = piece.pages_left(self._page_size(piece))
+                chain_left += left
+                known = known or piece.last_ms is not None or piece.state.done
+                if piece.last_ms is None or (allowed is not None and id(piece) not in allowed):
+                    continue  # a slice is cut from where its own pages reached
                 if best is None or left > best[0]:
                     best = (left, index, piece)
-        if best is None:
+            if known:
+                measured.append(chain_left)
+            elif chain:
+                unmeasured += 1
+        if best is None or not measured:
             return False
         left, index, piece = best
-        parts = min(self.max_workers - self.in_flight + 1, int(left // MIN_SLICE_PAGES))
+        total = sum(measured) + unmeasured * sum(measured) / len(measured)
+        share = round(self.max_workers * left / max(total, 1e-9))
+        idle = self.max_workers - self.in_flight
+        parts = min(idle + 1, int(left // MIN_SLICE_PAGES), share)
         if parts < 2 or piece.last_ms is None:
             return False
+        density = piece.read / max(1, piece.last_ms - piece.lo_ms + 1)
         size = self._page_size(piece)
         base = piece.last_ms + 1
         if piece.sent:
@@ -364,7 +392,7 @@ class Slicing(Generic[CallT]):
                 continue
             call = strategy.slice_call(piece.state.call, lo, hi)
             if call is not None:
-                new.append(TimeSlice(ChainState(self.plan, call, self.stats), lo, hi))
+                new.append(TimeSlice(ChainState(self.plan, call, self.stats), lo, hi, density))
         if not new:
             return False
         # the kept slice ends where the first new one starts; later ones end at the next

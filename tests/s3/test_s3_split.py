@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from s3support import T0, FakeS3, brute_force, keys_of, layouts, ulid_at
 
+from ulidkeys.machines import Slicing, Stats
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 
 HOUR = 3_600_000
@@ -120,6 +121,28 @@ def test_an_empty_tail_costs_one_call_per_slice_and_shards_split_too() -> None:
     slices = sum("StartAfter" in r for r in fake.requests)
     # 80 full pages; every slice (4 chains, then the cuts) adds at most one partial page
     assert listing.stats.calls <= 80 + slices
+
+
+def test_the_first_chain_to_answer_takes_its_fair_share_of_the_workers() -> None:
+    layout = KeyLayout("u/", shards=4)
+    keys = _spread(layout, 8_000, HOUR)  # about 20 pages of 100 in each shard's chain
+    source = Bucket(FakeS3(keys, page=100), "b", layout).source
+    plan = plan_window(layout, T0, T0 + HOUR, max_keys=100)
+    slicing = Slicing(plan, plan.calls, Stats(), max_workers=16)
+    first = slicing.requests()
+    assert len(first) == 4  # one chain a shard, no density known yet: nothing to cut
+    piece, token, limit = first[0]
+    slicing.receive(piece, source.fetch(piece.state.call, token, limit))
+    cut = slicing.requests()
+    # the other shards hold as many keys: a quarter of the workers, not all 13 idle ones (each
+    # slice costs a partial page; the other chains would be cut later for no shorter wall time)
+    assert [len(chain) for chain in slicing.chains] == [4, 1, 1, 1]
+    assert len(cut) == 4  # the shard's first slice again, and its 3 new ones
+    for piece, token, limit in [*first[1:], *cut]:
+        slicing.receive(piece, source.fetch(piece.state.call, token, limit))
+    slicing.requests()
+    sizes = [len(chain) for chain in slicing.chains]
+    assert min(sizes) >= 3 and sum(sizes) <= 16  # every shard cut, the workers shared out
 
 
 def test_no_split_with_one_worker_or_split_off() -> None:
