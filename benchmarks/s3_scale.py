@@ -45,6 +45,9 @@ class StandIn(BaseHTTPRequestHandler):
 
     keys: ClassVar[list[str]] = []
     latency: ClassVar[float] = 0.0
+    # S3 keeps connections alive (botocore's pool reuses them): HTTP/1.0, the handler's
+    # default, would close each one and make every request pay a new TCP connection
+    protocol_version = "HTTP/1.1"
 
     def log_message(self, *args: Any) -> None:  # quiet
         return None
