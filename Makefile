@@ -72,7 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/plan.py   # both also write their charts to docs/img/
 
-# One report of every benchmark (each in a fresh process) into benchmarks/REPORT.md: half an
+# One report of every benchmark (each in a fresh process) into docs/benchmarks.md: half an
 # hour or more; QUICK=1 runs smaller sizes in a few minutes.
 bench-report: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'

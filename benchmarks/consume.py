@@ -1,4 +1,4 @@
-"""Benchmark: what an incremental consumer costs per run on moto (issue 11).
+"""Benchmark: what an incremental consumer costs per run on moto.
 
 A bucket receives 10 keys/s (writer clocks +-5 s, uploads visible up to 20 s late); a consumer
 runs every simulated minute with settle=30 s and several overlaps. Per run: ListObjectsV2 calls

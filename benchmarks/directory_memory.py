@@ -1,7 +1,7 @@
 """Benchmark: peak memory of directory-bucket listings, measured with ``tracemalloc``.
 
 A directory bucket lists a folder in no order, so a folder is read whole before any of it is
-returned; memory must be bounded by one folder, not the window (issue 14 item 3). Run:
+returned; memory must be bounded by one folder, not the window. Run:
 
     .venv/bin/python benchmarks/directory_memory.py [--keys-per-day 60000] [--days 8]
 """

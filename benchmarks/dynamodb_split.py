@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import gc
 import json
 import threading
 import time
@@ -98,6 +99,13 @@ def main() -> None:
         rows_in.append((keys["PK"], keys["SK"], attributes))
     expected = sorted(row[1] for row in rows_in)
     server = QueryServer(rows_in, args.latency)
+    # The stand-in's table lives on the client's heap, where a real server's does not: left
+    # there, every full pass of Python's cyclic collector would walk its ~800,000 containers
+    # (with the reader, one run each: one chain 4.26 s left there, 3.90 s frozen; the 16-worker
+    # split 1.35 s and 1.06 s). Dropped and frozen, the collector sees what a client holds.
+    del rows_in
+    gc.collect()
+    gc.freeze()
     print(
         f"{args.items:,} items (six attributes) of one partition over a day, Limit {args.page}, "
         f"{args.latency:g} ms a Query, boto3 client (botocore's whole stack)\n"

@@ -1,16 +1,16 @@
 """Generation and parsing speed, side by side in one run: ulidkeys vs python-ulid (and friends).
 
-    python benchmarks/generate.py [--rounds 7] [--schemes-only] [--tickets]
-
 Prints ns per id (best of several interleaved rounds, so a noisy machine hurts every candidate
 alike; each timing of the first table in a fresh process right after the imports, so one
 candidate's garbage does not tax the next) and the ratio to python-ulid's ``str(ULID())`` /
-``ULID.from_str``. The targets are checked at the end: new <= 0.1x (issue 21; 0.15x before),
+``ULID.from_str``. The targets are checked at the end: new <= 0.1x,
 batch <= 0.03x per id, parse <= 0.5x.
 A second table puts each id scheme's generator (text out) next to the best public package for
 it (the ``bench`` extra; a missing package is skipped). ``--tickets`` adds the DynamoDB ticket
 server on moto (in-process): tickets per second and UpdateItem calls, one at a time and in
 blocks (moto's per-call cost stands in for a network round trip, so the ratio is the point).
+
+    python benchmarks/generate.py [--rounds 7] [--schemes-only] [--tickets]
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """One benchmark report: every benchmark script of this folder run in turn, in a fresh process
-each, with its own side-by-side tables, into one Markdown file with the machine and commit.
+each, with its own side-by-side tables, into one page of the documentation site
+(``docs/benchmarks.md``) with the machine, the library versions, the date and commit, how each
+figure was measured (the script's own description), a link to the script, and its charts.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/report.py [--out benchmarks/REPORT.md] [--quick]
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/report.py [--out docs/benchmarks.md] [--quick]
 
 ``make bench-report`` runs it. The figures are what this machine gave in this run: compare the
 ratios inside a table (candidates measured side by side), not numbers across reports. A script
@@ -11,8 +13,10 @@ that fails is reported with its error and the others still run.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -21,6 +25,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+#: Where the site's pages link a script (the repository of ``repo_url`` in mkdocs.yml).
+SCRIPTS_URL = "https://github.com/ulidkeys/ulidkeys/blob/main/benchmarks/"
+#: Libraries whose versions a reader needs to compare a figure.
+VERSIONS = ["boto3", "botocore", "moto", "python-ulid", "dask", "distributed", "polars"]
+# A script names the chart it wrote as "chart: docs/img/NAME.png": shown on the page.
+_CHART = re.compile(r"^chart: docs/(img/[\w.-]+\.png)$", re.MULTILINE)
 
 #: (script, arguments, arguments with --quick, what it measures). Heaviest last.
 SECTIONS: list[tuple[str, list[str], list[str], str]] = [
@@ -59,6 +69,49 @@ def git_commit() -> str:
     return answer.stdout.strip()
 
 
+def how_measured(script: str) -> str:
+    """The script's docstring up to its usage line: what it measures and how."""
+    source = (HERE / script).read_text()
+    text = ast.get_docstring(ast.parse(source)) or ""
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        if paragraph.startswith((" ", "\t")):
+            break  # the command line that runs it (shown with the section)
+        paragraphs.append(" ".join(paragraph.split()))
+    described = re.sub(r" ?Run:( ``[^`]*``\.?)?", "", " ".join(paragraphs))
+    described = re.sub(r":[a-z]+:`", "`", re.sub(r"^Benchmark: ", "", described)).strip()
+    return described[:1].upper() + described[1:]
+
+
+def versions() -> str:
+    """``name version`` of ulidkeys and of the libraries compared or used (installed ones)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ["ulidkeys", *VERSIONS]:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            continue
+    return ", ".join(found)
+
+
+def as_markdown(output: str) -> str:
+    """The script's output as Markdown: its tables as tables, each line of text its own
+    paragraph (not run together with the next), each chart it wrote shown as an image."""
+    lines: list[str] = []
+    fenced = False
+    for line in _CHART.sub(lambda found: f"![chart]({found.group(1)})", output).splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and lines and lines[-1] and line.startswith("|") != lines[-1].startswith("|"):
+            lines.append("")  # a table starts or ends: a block of its own
+        lines.append(line)
+        if not fenced and line.strip() and not line.startswith(("|", "```")):
+            lines.append("")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
 def run(script: str, arguments: list[str], timeout: float) -> tuple[str, float, bool]:
     """The script's output, its wall time, and whether it succeeded."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
@@ -83,18 +136,26 @@ def run(script: str, arguments: list[str], timeout: float) -> tuple[str, float, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE / "REPORT.md")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     parser.add_argument("--only", nargs="*", default=None, help="run these scripts only")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per script")
     args = parser.parse_args()
     now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     lines = [
-        "# ulidkeys benchmark report",
+        "# Benchmarks",
         "",
-        f"- made {now} at commit `{git_commit()}`" + (" (--quick sizes)" if args.quick else ""),
-        f"- Python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} cores",
-        "- each script in a fresh process; compare ratios within a table, not across reports",
+        "Every benchmark of the repository's `benchmarks/` folder, run by `make bench-report`"
+        + (" (`QUICK=1`: smaller sizes)" if args.quick else "")
+        + " in a fresh process each. Each section says what its script measures and how, and "
+        "links the script; the tables are the script's own output.",
+        "",
+        f"- made {now} at commit `{git_commit()}`",
+        f"- Python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} cores"
+        " (a shared machine: other jobs may run on it)",
+        f"- {versions()}",
+        "- compare ratios within a table (measured side by side in one run), not figures across "
+        "reports or machines",
         "",
     ]
     failed = []
@@ -106,7 +167,16 @@ def main() -> None:
         if not ok:
             failed.append(script)
         shown = " ".join([script, *(quick if args.quick else full)])
-        lines += [f"## {title}", "", f"`{shown}` ({seconds:.0f} s)", "", output, ""]
+        lines += [
+            f"## {title}",
+            "",
+            f"**How:** {how_measured(script)}",
+            "",
+            f"[`benchmarks/{script}`]({SCRIPTS_URL}{script}), run as `{shown}` ({seconds:.0f} s).",
+            "",
+            as_markdown(output),
+            "",
+        ]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     if failed:
