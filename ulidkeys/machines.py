@@ -342,9 +342,10 @@ class Slicing(Generic[CallT]):
 
     def _cut(self, allowed: set[int] | None = None) -> bool:
         """Cut the tail of the slice with the most pages left (of the ``allowed`` ones) into
-        its fair share of the workers - its part of all the pages left, chains whose first page
-        has not come back counted as the mean of the others - at most as many as are idle and
-        each of at least MIN_SLICE_PAGES pages; False if none is worth it.
+        its fair share of the workers - its part of all the pages left to the allowed slices,
+        chains whose first page has not come back counted as the mean of the others - at most
+        as many as are idle and each of at least MIN_SLICE_PAGES pages; False if none is worth
+        it.
 
         A fair share, not every idle worker: each slice costs a partial page more, and the
         first chain to answer would otherwise take all the workers (4 shards: 12 slices in one
@@ -359,10 +360,12 @@ class Slicing(Generic[CallT]):
             chain_left = 0.0
             known = False
             for piece in chain:
+                if allowed is not None and id(piece) not in allowed:
+                    continue  # waits for the caller: the workers share out the others' pages
                 left = piece.pages_left(self._page_size(piece))
                 chain_left += left
                 known = known or piece.last_ms is not None or piece.state.done
-                if piece.last_ms is None or (allowed is not None and id(piece) not in allowed):
+                if piece.last_ms is None:
                     continue  # a slice is cut from where its own pages reached
                 if best is None or left > best[0]:
                     best = (left, index, piece)
