@@ -42,8 +42,24 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
     ("s3_window.py", [], ["--keys", "20000"], "S3 windows on moto: calls and keys read"),
     ("dynamodb_window.py", [], ["--items", "5000"], "DynamoDB windows on moto: calls, items"),
     ("dynamodb_split.py", [], ["--items", "20000"], "DynamoDB: one chain vs time-split"),
-    ("s3_scale.py", ["--quick"], ["--quick", "--keys", "20000"], "S3 at scale over HTTP"),
-    ("dask_window.py", [], ["--keys", "100000"], "A window on a Dask cluster of 1, 2, 4 workers"),
+    (
+        "s3_scale.py",
+        ["--latency", "30"],
+        ["--quick", "--keys", "20000"],
+        "S3 at scale over HTTP: split, no split, the paginator",
+    ),
+    (
+        "s3_scale.py",
+        ["--split-only", "--keys", "1000000", "--latency", "30"],
+        ["--split-only", "--keys", "200000", "--latency", "30"],
+        "S3 at scale: a day of 1,000,000 keys, split",
+    ),
+    (
+        "dask_window.py",
+        ["--keys", "1000000"],
+        ["--keys", "100000"],
+        "A window on a Dask cluster of 1, 2, 4 workers",
+    ),
     ("consume.py", [], ["--runs", "4"], "Consumers: exactly once, what each run reads"),
     (
         "directory_memory.py",
