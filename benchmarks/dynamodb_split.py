@@ -22,6 +22,7 @@ from typing import Any
 
 import boto3
 from botocore.awsrequest import AWSResponse
+from botocore.config import Config
 from dynamodb_parse import _Raw
 from dynamodb_parse import item as six_attributes
 
@@ -114,7 +115,11 @@ def main() -> None:
     rows = []
     for fast in speeds:
         client = boto3.client(
-            "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+            "dynamodb",
+            region_name="us-east-1",
+            aws_access_key_id="x",
+            aws_secret_access_key="x",
+            config=Config(max_pool_connections=16),  # as for 16 workers against AWS
         )
         client.meta.events.register("before-send.dynamodb.Query", server.send)
         table = Table(client, POST, table_name="bench", fast_pages=fast)

@@ -54,6 +54,7 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
         ["--split-only", "--keys", "200000", "--latency", "30"],
         "S3 at scale: a day of 1,000,000 keys, split",
     ),
+    ("s3_gc.py", [], ["--keys", "20000"], "S3: what the garbage collector costs a split listing"),
     (
         "dask_window.py",
         ["--keys", "1000000"],

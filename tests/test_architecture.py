@@ -9,7 +9,7 @@ Layers, lowest first; a module may import from its own layer and the layers belo
     ids        ulidkeys.ids, ulidkeys.ids.*
     planning   ulidkeys.prefixcover, ulidkeys.timewindow, ulidkeys.planning[.*]
     execution  ulidkeys.machines, ulidkeys.newest, ulidkeys.folders, ulidkeys.survey,
-               ulidkeys.execution[.*],
+               ulidkeys.execution[.*], ulidkeys.pools,
                ulidkeys.consuming,
                ulidkeys.steps,
                ulidkeys.aio.execution,
@@ -65,6 +65,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ulidkeys.folders",
             "ulidkeys.survey",
             "ulidkeys.execution",
+            "ulidkeys.pools",
             "ulidkeys.consuming",
             "ulidkeys.steps",
             "ulidkeys.aio.execution",

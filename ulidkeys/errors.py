@@ -253,3 +253,8 @@ class UploadConflict(WriteConflict):
 class InvalidConfig(InvalidValue):
     """A config file (``ulidkeys.toml``, ``[tool.ulidkeys]``) with an unknown key, a wrong type
     or a layout that breaks a rule; the message names the file, the table and the key."""
+
+
+class SmallConnectionPool(UserWarning):
+    """More requests would be in flight than the client keeps connections for (each one past
+    them pays a new connection): raise the client's ``max_pool_connections``."""

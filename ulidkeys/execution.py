@@ -40,6 +40,7 @@ from ulidkeys.machines import (
     search_back,
 )
 from ulidkeys.planning.plans import Plan, Position
+from ulidkeys.pools import check_pool, pool_size
 
 _Self = TypeVar("_Self", bound="Closing")
 
@@ -113,6 +114,8 @@ class _Runner(Schedule[CallT]):
         super().__init__(plan, stats, max_workers, page_budget, split)
         self.source = source
         threads = max_workers if self.split else min(max_workers, len(plan.calls))
+        self.client = getattr(source, "client", None)
+        self.connections = pool_size(self.client)
         self.pool: Any = (
             _Inline()
             if threads <= 1
@@ -150,6 +153,7 @@ class _Runner(Schedule[CallT]):
             for piece, token, limit in slicing.requests():
                 future = self.pool.submit(self.source.fetch, piece.state.call, token, limit)
                 futures[future] = piece
+            self._crowded(len(futures))
             if not futures:  # a chain that can neither send nor wait would spin forever
                 raise RuntimeError("time slices stalled: no request to send or to wait for")
             done, _ = wait(futures, return_when=FIRST_COMPLETED)
@@ -167,12 +171,18 @@ class _Runner(Schedule[CallT]):
 
         return [chain(index) for index in range(len(slicing.chains))]
 
+    def _crowded(self, in_flight: int) -> None:
+        """Warn when more requests are in flight than the client keeps connections for."""
+        if self.connections is not None and in_flight > self.connections:
+            check_pool(self.client, in_flight)
+
     def group(self, calls: tuple[CallT, ...]) -> Iterator[Ordered]:
         slicing = self.sliced(calls)
         if slicing is not None:
             streams = self.slices(slicing)
         else:
-            streams = [self.chain(call) for call in calls]
+            streams = [self.chain(call) for call in calls]  # each sends its first request
+            self._crowded(min(len(calls), self.max_workers))
         if len(streams) == 1:
             return streams[0]
         # heapq.merge in C: the order of Merge, without a Python step per item

@@ -39,6 +39,11 @@ class QuerySource:
         # are read once, straight to plain values, and neither boto3 nor to_plain converts them
         self.fast_pages = fast_pages
 
+    @property
+    def client(self) -> Any:
+        """The client the queries go to (the executor checks its connection pool)."""
+        return self.target.client
+
     def fetch(self, call: QueryCall, token: Any, limit: int | None) -> Page:
         with self.reading() as read:
             response = self.target.client.query(**self.request(call, token, limit))
