@@ -113,19 +113,40 @@ def versions() -> str:
     return ", ".join(found)
 
 
+def _aligned(line: str) -> bool:
+    """A row of a table a script printed as aligned columns of text (not Markdown), or the
+    rule under its header."""
+    text = line.strip()
+    if len(text) > 3 and set(text) == {"-"}:
+        return True
+    return "  " in text and not text.startswith(("|", "- ", "#", "!", "```"))
+
+
 def as_markdown(output: str) -> str:
-    """The script's output as Markdown: its tables as tables, each line of text its own
-    paragraph (not run together with the next), each chart it wrote shown as an image."""
+    """The script's output as Markdown: its Markdown tables as tables, tables of aligned text
+    as preformatted blocks, each other line of text its own paragraph (not run together with
+    the next), each chart it wrote shown as an image."""
     lines: list[str] = []
-    fenced = False
+    fenced = aligned = False
     for line in _CHART.sub(lambda found: f"![chart]({found.group(1)})", output).splitlines():
         if line.startswith("```"):
             fenced = not fenced
+        if not fenced and aligned and not _aligned(line):
+            lines += ["```", ""]  # the end of a block of aligned text
+            aligned = False
+        if not fenced and not aligned and _aligned(line):
+            lines += ["", "```text"]
+            aligned = True
+        if aligned:
+            lines.append(line)
+            continue
         if not fenced and lines and lines[-1] and line.startswith("|") != lines[-1].startswith("|"):
             lines.append("")  # a table starts or ends: a block of its own
         lines.append(line)
         if not fenced and line.strip() and not line.startswith(("|", "```")):
             lines.append("")
+    if aligned:
+        lines.append("```")
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 

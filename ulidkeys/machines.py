@@ -358,10 +358,11 @@ class Slicing(Generic[CallT]):
         unmeasured = 0
         for index, chain in enumerate(self.chains):
             chain_left = 0.0
-            known = False
+            known = considered = False
             for piece in chain:
                 if allowed is not None and id(piece) not in allowed:
                     continue  # waits for the caller: the workers share out the others' pages
+                considered = True
                 left = piece.pages_left(self._page_size(piece))
                 chain_left += left
                 known = known or piece.last_ms is not None or piece.state.done
@@ -371,7 +372,7 @@ class Slicing(Generic[CallT]):
                     best = (left, index, piece)
             if known:
                 measured.append(chain_left)
-            elif chain:
+            elif considered:
                 unmeasured += 1
         if best is None or not measured:
             return False
