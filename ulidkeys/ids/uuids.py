@@ -386,15 +386,18 @@ def _gregorian_generator(compose: Callable[[int, int], int]) -> MakeGenerator:
     ) -> Callable[[], str]:
         def new() -> str:
             ms = require_int(clock(), "clock()")
-            sub = randbits(14)
-            while sub >= 10_000:  # uniform over the 10,000 ticks of a millisecond
-                sub = randbits(14)
-            ticks = ms * 10_000 + _GREGORIAN_OFFSET + sub
+            first = ms * 10_000 + _GREGORIAN_OFFSET
+            # the ticks of the millisecond that fit in 60 bits: all 10,000 but in the last one
+            ticks_in_ms = min(10_000, _MAX_TICKS - first + 1)
+            if first < 0 or ticks_in_ms <= 0:
+                raise TimeOutOfRange(f"clock() = {ms} ms is outside what {scheme.name} ids hold")
+            bits = (ticks_in_ms - 1).bit_length()
+            sub = randbits(bits) if bits else 0
+            while sub >= ticks_in_ms:  # uniform over the millisecond's ticks
+                sub = randbits(bits)
             random = randbits(62)
             low = _VARIANT | (((random >> 48) & 0x3FFF) << 48) | (random & (1 << 48) - 1)
-            if not 0 <= ticks <= _MAX_TICKS:
-                raise TimeOutOfRange(f"clock() = {ms} ms is outside what {scheme.name} ids hold")
-            return scheme.from_int(compose(ticks, low | (1 << 40)))
+            return scheme.from_int(compose(first + sub, low | (1 << 40)))
 
         return new
 
