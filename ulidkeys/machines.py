@@ -225,12 +225,16 @@ _POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for ev
 #: partial page (one more call), so thinner pieces would buy little time for their calls.
 MIN_SLICE_PAGES = 2
 #: Items listed ahead of the caller are bounded to about this many pages per worker: past it,
-#: only a chain's front (see Slicing.requests) asks. Later slices hold what they read until
+#: only a chain's front (see Slicing._allowed) asks. Later slices hold what they read until
 #: the caller reaches them, so without a bound memory would grow with the window (about
 #: 450 bytes an S3 object: 32 pages of 1,000 keys are ~14 MB a worker). Measured on 1,000,000
-#: keys with 16 workers (benchmarks/s3_scale.py stand-in, 30 ms): 8 pages 45 s, 16 pages 41 s,
-#: 32 pages 31 s (client-CPU bound: 23 s of CPU); one chain 63 s.
+#: keys with 16 workers (benchmarks/s3_scale.py stand-in, 30 ms, one run each, before the
+#: NEAR_PAGES rule): 8 pages 32.0 s, 32 pages 15.6 s, 64 pages 13.9 s, unbounded 12.7 s; with
+#: the rule, 32 pages 11.9-12.5 s (client-CPU bound: ~11 s of CPU).
 MAX_AHEAD_PAGES = 32
+#: Of those, the last this many pages per worker are kept for the slices the caller reaches
+#: next (see Slicing._allowed).
+NEAR_PAGES = 2
 
 
 class TimeSlice(Generic[CallT]):
@@ -292,6 +296,7 @@ class Slicing(Generic[CallT]):
         self.in_flight = 0
         self.buffered = 0  # items received and not yet taken
         size = max((self._page_size(chain[0]) for chain in self.chains), default=1000)
+        self.page_size = size
         self.max_buffered = MAX_AHEAD_PAGES * max_workers * size
 
     def requests(self) -> list[tuple[TimeSlice[CallT], Any, int | None]]:
@@ -320,17 +325,33 @@ class Slicing(Generic[CallT]):
                 return out
 
     def _allowed(self) -> set[int] | None:
-        """Ids of the slices that may ask or be cut (None: all, below the bound)."""
-        if self.buffered < self.max_buffered:
+        """Ids of the slices that may ask or be cut (None: all, well below the bound).
+
+        At the bound only a chain's *front* may ask: while its first slice holds nothing, that
+        slice and the empty ones after it (the caller needs them before anything held further
+        on). Just below it - the last :data:`NEAR_PAGES` pages a worker of the bound - a chain
+        whose caller waits (its first slice holds nothing) lets only the slices the caller
+        reaches next ask, held items or not, while the pages left to those before them are
+        fewer than that: slices far ahead stop first, and the workers stay on what the caller
+        needs next instead of waiting for the front alone."""
+        near = NEAR_PAGES * self.max_workers * self.page_size
+        if self.buffered < self.max_buffered - near:
             return None
+        at_bound = self.buffered >= self.max_buffered
         allowed: set[int] = set()
         for chain in self.chains:
-            if not chain or chain[0].items:
-                continue  # the caller has this chain's items to take: it is not waiting here
+            if not chain:
+                continue
+            if chain[0].items:  # the caller has this chain's items to take: not waiting here
+                if not at_bound:
+                    allowed.update(id(piece) for piece in chain)
+                continue
+            ahead = 0.0  # pages left to the slices allowed so far: what the caller needs next
             for piece in chain:
-                if piece.items:
+                if piece.items and (at_bound or ahead >= NEAR_PAGES * self.max_workers):
                     break
                 allowed.add(id(piece))
+                ahead += piece.pages_left(self._page_size(piece))
         return allowed
 
     def _send(self, piece: TimeSlice[CallT]) -> tuple[TimeSlice[CallT], Any, int | None]:

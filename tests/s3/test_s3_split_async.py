@@ -137,6 +137,32 @@ def test_slices_stop_listing_ahead_of_a_caller_that_takes_nothing() -> None:
     assert [key for (_, key), _ in got] == keys
 
 
+def test_near_the_bound_the_workers_stay_on_what_the_caller_needs_next() -> None:
+    """A caller that takes what is ready after every round of answers: the window is much
+    bigger than the bound, so the slices far ahead fill it; then the workers must keep to the
+    slices the caller reaches next, not wait on its front slice alone (which took 405 rounds
+    here), and the bound still holds."""
+    layout = KeyLayout("u/")
+    keys = _spread(layout, 20_000, HOUR)  # 1,000 pages of 20
+    plan = plan_window(layout, T0, T0 + HOUR, max_keys=20)
+    source = ListingSource(FakeS3(keys, page=20), "b")  # type: ignore[arg-type]
+    slicing = Slicing(plan, plan.calls, Stats(), max_workers=8)
+    assert slicing.max_buffered == MAX_AHEAD_PAGES * 8 * 20  # 256 of the 1,000 pages
+    rounds, got, most = 0, [], 0
+    while not slicing.finished(0):
+        requests = slicing.requests()
+        rounds += 1
+        for piece, token, limit in requests:
+            slicing.receive(piece, source.fetch(piece.state.call, token, limit))
+        most = max(most, slicing.buffered)
+        taken = slicing.take(0)
+        assert requests or taken or slicing.finished(0), "stalled"
+        got += taken
+    assert [key for (_, key), _ in got] == keys
+    assert most <= slicing.max_buffered + 8 * 20  # a page a worker past the bound at most
+    assert rounds <= 1.6 * 1000 / 8  # all 8 workers busy most rounds (172 here)
+
+
 positions = st.tuples(st.sampled_from("0123"), st.sampled_from("abc"))
 
 
