@@ -501,3 +501,12 @@ def test_latest_sends_nothing_before_iteration() -> None:
     listing = bucket.latest(5)
     listing.close()
     bucket.list_window(0, 10).close()
+
+
+def test_window_ends_that_are_not_ints_are_refused_by_name() -> None:
+    # found by the fuzz test: None reached a comparison and raised a bare TypeError
+    layout = KeyLayout("u/")
+    with pytest.raises(InvalidType, match="start_ms=None"):
+        plan_window(layout, None, T0)  # type: ignore[arg-type]
+    with pytest.raises(InvalidType, match="end_ms='1h'"):
+        plan_window(layout, T0, "1h")  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from ulidkeys.errors import (
     InvalidValue,
     describe,
     require_count,
+    require_int,
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.layout import KeyLayout
@@ -288,6 +289,8 @@ def plan_window(
     ``expected_keys`` (>= 1), if given, the keys each ordered chain is expected to read: its
     pages ask for no more than that (see :class:`ListCall`).
     """
+    require_int(start_ms, "start_ms")
+    require_int(end_ms, "end_ms")
     require_count(max_keys, "max_keys", 1, MAX_KEYS)
     require_count(expected_keys, "expected_keys", 1, optional=True)
     require_count(limit, "limit", 0, optional=True)
