@@ -40,7 +40,7 @@ from ulidkeys.machines import (
     search_back,
 )
 from ulidkeys.planning.plans import Plan, Position
-from ulidkeys.pools import check_pool, pool_size
+from ulidkeys.pools import pool_size, warn_crowded
 
 _Self = TypeVar("_Self", bound="Closing")
 
@@ -174,7 +174,7 @@ class _Runner(Schedule[CallT]):
     def _crowded(self, in_flight: int) -> None:
         """Warn when more requests are in flight than the client keeps connections for."""
         if self.connections is not None and in_flight > self.connections:
-            check_pool(self.client, in_flight)
+            warn_crowded(self.client, self.connections, in_flight)
 
     def group(self, calls: tuple[CallT, ...]) -> Iterator[Ordered]:
         slicing = self.sliced(calls)

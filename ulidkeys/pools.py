@@ -27,11 +27,9 @@ def pool_size(client: object) -> int | None:
     return size if isinstance(size, int) else DEFAULT_POOL
 
 
-def check_pool(client: object, in_flight: int) -> None:
-    """Warn (once per client) when ``in_flight`` requests would outnumber its connections."""
-    size = pool_size(client)
-    if size is None or in_flight <= size:
-        return
+def warn_crowded(client: object, size: int, in_flight: int) -> None:
+    """Warn (once per client) that ``in_flight`` requests outnumber the ``size`` connections
+    its pool keeps (the caller compares: it knows ``size`` from :func:`pool_size`)."""
     try:
         if client in _warned:
             return
