@@ -296,8 +296,9 @@ class Slicing(Generic[CallT]):
         self.in_flight = 0
         self.buffered = 0  # items received and not yet taken
         size = max((self._page_size(chain[0]) for chain in self.chains), default=1000)
-        self.page_size = size
         self.max_buffered = MAX_AHEAD_PAGES * max_workers * size
+        # where the slices far ahead stop and those the caller reaches next go on (_allowed)
+        self.near_bound = self.max_buffered - NEAR_PAGES * max_workers * size
 
     def requests(self) -> list[tuple[TimeSlice[CallT], Any, int | None]]:
         """The pages to send now (each marked in flight): slices that wait for their next
@@ -334,10 +335,10 @@ class Slicing(Generic[CallT]):
         reaches next ask, held items or not, while the pages left to those before them are
         fewer than that: slices far ahead stop first, and the workers stay on what the caller
         needs next instead of waiting for the front alone."""
-        near = NEAR_PAGES * self.max_workers * self.page_size
-        if self.buffered < self.max_buffered - near:
+        if self.buffered < self.near_bound:
             return None
         at_bound = self.buffered >= self.max_buffered
+        near_pages = NEAR_PAGES * self.max_workers
         allowed: set[int] = set()
         for chain in self.chains:
             if not chain:
@@ -348,7 +349,7 @@ class Slicing(Generic[CallT]):
                 continue
             ahead = 0.0  # pages left to the slices allowed so far: what the caller needs next
             for piece in chain:
-                if piece.items and (at_bound or ahead >= NEAR_PAGES * self.max_workers):
+                if piece.items and (at_bound or ahead >= near_pages):
                     break
                 allowed.add(id(piece))
                 ahead += piece.pages_left(self._page_size(piece))

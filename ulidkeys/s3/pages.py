@@ -90,8 +90,7 @@ _TEXT = "[^<]"
 _REFUSED_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20)])
 _REFUSED_UTF8 = ("\ufffe".encode(), "\uffff".encode())
 # One token: a leaf element with its text, an opening, closing or empty tag, text between
-# elements, or a character that starts none of these (comments, CDATA, attributes, prefixes,
-# refused characters).
+# elements, or a "<" that starts none of these (comments, CDATA, attributes, prefixes).
 _TOKEN = re.compile(
     f"<({_NAME})>({_TEXT}*)</({_NAME})>"  # leaf
     f"|<(/?)({_NAME})(/?)>"  # tag
