@@ -165,7 +165,8 @@ def survey_program(
     whole = token is None
     found = Survey(location, stats.calls, max_calls, keys=_none_fit(whole))
     if not keys:
-        return _updated(found, stats, notes=(_read(stats, whole, 0, "keys"),))
+        note = "nothing is stored under this prefix" if whole else _read(stats, whole, 0, "keys")
+        return _updated(found, stats, notes=(note,))
     folders: list[str] | None = []
     if not whole and stats.calls < max_calls:
         if _first_folder(prefix, keys[0]) != _first_folder(prefix, keys[-1]):

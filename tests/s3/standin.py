@@ -21,12 +21,12 @@ class StandInS3:
     def list_objects_v2(
         self,
         *,
-        Bucket: str,  # noqa: N803 - boto3's argument names
-        Prefix: str = "",  # noqa: N803
-        StartAfter: str | None = None,  # noqa: N803
-        ContinuationToken: str | None = None,  # noqa: N803
-        Delimiter: str | None = None,  # noqa: N803
-        MaxKeys: int = 1000,  # noqa: N803
+        Bucket: str,
+        Prefix: str = "",
+        StartAfter: str | None = None,
+        ContinuationToken: str | None = None,
+        Delimiter: str | None = None,
+        MaxKeys: int = 1000,
     ) -> dict[str, Any]:
         assert 1 <= MaxKeys <= 1000, MaxKeys  # AWS never returns more than 1,000
         self.calls += 1

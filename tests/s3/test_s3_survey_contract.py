@@ -106,7 +106,9 @@ def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budg
         assert found.newest_ms == truth if found.newest_exact else found.newest_ms <= truth
     if found.histogram:
         starts = bin_starts(found.histogram[0][0], found.newest_ms + 1, len(found.histogram))
-        for (start, binned), end in zip(found.histogram, [*starts[1:], found.newest_ms + 1]):
+        for (start, binned), end in zip(
+            found.histogram, [*starts[1:], found.newest_ms + 1], strict=True
+        ):
             inside = sum(start <= ms < end for ms in fitting)
             assert binned.low <= inside, (start, binned, inside)
             assert binned.high is not None and inside <= binned.high, (start, binned, inside)
@@ -200,9 +202,9 @@ def test_full_prefixes_never_say_zero_exact() -> None:
 def test_year_folders_are_periods_not_shards() -> None:
     rng = random.Random(4)
     keys = []
+    at = [0]
+    new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
     for year in range(2000, 2024):
-        at = [0]
-        new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
         for _ in range(20):
             at[0] = (year - 1970) * 365 * DAY + rng.randrange(300 * DAY)
             keys.append(f"years/{year}/{new()}.csv")
