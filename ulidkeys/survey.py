@@ -1,22 +1,23 @@
-"""What a bucket's prefix holds, read in a bounded number of calls: the shape of its keys, the
-layout that fits them, their oldest and newest times, an estimate of how many there are and
-when, and what a window would cost with that layout next to a full listing.
+"""What a bucket's prefix or a table's partition holds, read in a bounded number of calls: the
+shape of its keys, the layout (entity) that fits them, their oldest and newest times, how many
+there are and when, and what a window would cost with that layout next to a full listing.
 
-One I/O-free program (:func:`survey_program`, run by ``ulidkeys.execution.outcome``): it reads a
-first page (a small prefix is read whole, and then every count is exact), the folders under the
-prefix, the first keys of a few shards, the newest keys by bisecting time in one shard, and then
-samples pages spread over the keys' time span, the way the time-split listing starts.
+Every figure is exact, a range that holds the truth at its stated confidence, or unknown (see
+:class:`~ulidkeys.planning.shapes.Count`). The programs read from the first key on, page after
+page, so a prefix that ends within the budget is read whole in exactly its pages' calls; a
+larger one is counted from the shards read whole (an id's shard comes from its random bits),
+else its count is unknown with the keys read as a sure lower bound. I/O-free: the programs are
+run by ``ulidkeys.execution.outcome``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from ulidkeys.errors import require_count
+from ulidkeys.errors import UlidkeysError, require_count
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.machines import Fetch, Operation, Page, Stats
 from ulidkeys.planning.entity import Entity
@@ -26,43 +27,36 @@ from ulidkeys.planning.partitions import DAY_MS
 from ulidkeys.planning.queries import QueryCall
 from ulidkeys.planning.shapes import (
     WINDOWS,
-    Estimate,
-    Sample,
+    Count,
     Shape,
     SortKeyShape,
     WindowCost,
+    bin_starts,
+    binned,
     entity_toml_of,
     exact_histogram,
-    first_key_at,
-    histogram,
     key_time,
-    keys_between,
     layout_name,
     pk_template,
     python_of,
     read_shape,
-    sort_key_shapes,
+    scaled_count,
+    sort_key_kinds,
+    sort_key_shape,
     toml_of,
     window_cost,
 )
-from ulidkeys.timeinput import format_ms, ms_to_datetime, now_ms
+from ulidkeys.timeinput import format_ms, ms_to_datetime
 
 #: The calls a survey makes at most unless told otherwise.
 DEFAULT_MAX_CALLS = 50
-#: Fewest calls a survey can be given: a first page, the folders, a shard's first key, a sample.
-MIN_CALLS = 4
-#: Pages read from the start before sampling: a prefix that ends within them is read whole.
-EXACT_PAGES = 3
-#: Shards whose first keys are read for the oldest time (ids spread evenly over the shards).
-OLDEST_SHARDS = 4
-#: Most calls the bisection for the newest key takes.
-NEWEST_CALLS = 14
-#: Most sampled pages.
-MAX_SAMPLES = 16
-#: Calls the bisection for the last key leaves for the sampled pages, at least.
-MIN_SAMPLES = 4
+#: Fewest calls a survey can be given: one page.
+MIN_CALLS = 1
 #: Bins of the histogram.
 BINS = 20
+#: Share of the keys read that must fit the layout before its shards are taken to count the
+#: prefix (keys of another writer in the same folders need not spread by the layout's rule).
+MIN_FITTING_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -70,11 +64,13 @@ class Survey:
     """What :func:`survey_program` found under ``location`` in ``calls`` calls.
 
     ``shape`` is None when nothing is stored there; ``layout`` None when no key holds an id of a
-    known scheme. ``keys`` counts the keys that fit the layout (``exact`` when the prefix was
-    read whole, else an estimate with its range), ``per_day`` their mean rate, ``histogram``
-    ``(bin start ms, keys)`` over ``[oldest, newest]``, ``costs`` what a 1-hour and a 1-day
-    window ending at the newest key cost with the layout and by a full listing. ``notes`` say
-    what was sampled and what the estimates assume.
+    known scheme at a place a layout puts it. ``keys`` counts the keys that fit the layout:
+    exact when the prefix was read whole (then :attr:`exact`), a range at its stated confidence
+    when whole shards were read, else unknown above the keys read. ``oldest_ms``/``newest_ms``
+    are the id times of the oldest and newest keys when ``oldest_exact``/``newest_exact``, else
+    the oldest (newest) read: the truth is that or earlier (later). ``per_day``, the histogram
+    ``(bin start ms, keys)`` and ``costs`` (a 1-hour and a 1-day window with the layout and by a
+    full listing, counted on the keys) are given when the keys bound them; ``notes`` say how.
     """
 
     location: str
@@ -82,16 +78,22 @@ class Survey:
     max_calls: int
     shape: Shape | None = None
     layout: KeyLayout | None = None
-    exact: bool = False
-    keys: Estimate = field(default_factory=lambda: Estimate(0, 0, 0, exact=True))
+    keys: Count = field(default_factory=Count.unknown)
     oldest_ms: int | None = None
     newest_ms: int | None = None
-    per_day: Estimate | None = None
-    histogram: tuple[tuple[int, Estimate], ...] = ()
+    oldest_exact: bool = False
+    newest_exact: bool = False
+    per_day: Count | None = None
+    histogram: tuple[tuple[int, Count], ...] = ()
     costs: tuple[tuple[str, WindowCost], ...] = ()
     python: str | None = None
     config: str | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        """True when every key was read, so every count is exact (``keys.exact``)."""
+        return self.keys.exact
 
     @property
     def oldest(self) -> datetime | None:
@@ -114,6 +116,7 @@ class Survey:
             else {
                 "shards": shape.shards,
                 "period": shape.period,
+                "other_period_folders": shape.other_period,
                 "scheme": shape.scheme,
                 "newest_first": shape.newest_first,
                 "also_fits": list(shape.alternatives),
@@ -126,9 +129,9 @@ class Survey:
             "costs": [
                 {
                     "window": name,
-                    "calls": math.ceil(cost.calls),
-                    "keys_read_at_most": round(cost.keys),
-                    "full_listing_calls": math.ceil(cost.full_calls),
+                    "calls": round(cost.calls, 2),
+                    "keys_read": round(cost.keys, 2),
+                    "full_listing_calls": round(cost.full_calls),
                     "full_listing_keys": round(cost.full_keys),
                 }
                 for name, cost in self.costs
@@ -146,220 +149,193 @@ def _keys(page: Page) -> list[str]:
 def survey_program(
     bucket: str, prefix: str, stats: Stats, *, max_calls: int = DEFAULT_MAX_CALLS
 ) -> Generator[Operation, Any, Survey]:
-    """The survey of ``s3://bucket/prefix`` in at most ``max_calls`` ListObjectsV2 calls."""
+    """The survey of ``s3://bucket/prefix`` in at most ``max_calls`` ListObjectsV2 calls, and
+    never more than reading the prefix whole takes: pages from the first key on (every call
+    but one), then - for a prefix not read whole - the folders under it (one call)."""
     require_count(max_calls, "max_calls", MIN_CALLS)
     location = f"s3://{bucket}/{prefix}"
     keys: list[str] = []
     token = None
-    for _ in range(min(EXACT_PAGES, max_calls - 2)):
+    for _ in range(max(1, max_calls - 1)):
         page: Page = yield Fetch(ListCall(prefix, ordered=False), token)
         keys += _keys(page)
         token = page.token
         if token is None:
             break
+    whole = token is None
+    found = Survey(location, stats.calls, max_calls, keys=_none_fit(whole))
     if not keys:
-        note = "nothing is stored under this prefix"
-        return Survey(location, stats.calls, max_calls, exact=token is None, notes=(note,))
-    folders: list[str] = []
-    if any("/" in key[len(prefix) :] for key in keys):
-        listed: Page = yield Fetch(ListCall(prefix, delimiter="/", ordered=False))
-        folders = [key[len(prefix) :] for key, obj in listed.entries if "Prefix" in obj]
-    shape = read_shape(prefix, keys, folders)
+        note = "nothing is stored under this prefix" if whole else _read(stats, whole, 0, "keys")
+        return _updated(found, stats, notes=(note,))
+    folders: list[str] | None = []
+    if not whole and stats.calls < max_calls:
+        if _first_folder(prefix, keys[0]) != _first_folder(prefix, keys[-1]):
+            # a first folder was read whole: how many folders there are may count the keys
+            listed: Page = yield Fetch(ListCall(prefix, delimiter="/", ordered=False))
+            folders = [key[len(prefix) :] for key, obj in listed.entries if "Prefix" in obj]
+            if listed.token is not None:
+                folders = None  # more folders than one page names: their count is not known
+        else:  # the last call reads on: a prefix one page longer is then read whole
+            page = yield Fetch(ListCall(prefix, ordered=False), token)
+            keys += _keys(page)
+            whole = page.token is None
+            found = replace(found, keys=_none_fit(whole))
+    shape = read_shape(prefix, keys, folders or ())
     layout = shape.layout()
-    found = Survey(location, stats.calls, max_calls, shape, layout)
+    found = replace(found, shape=shape, layout=layout)
+    notes = [_read(stats, whole, len(keys), "keys")]
     if layout is None:
-        note = "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
-        return _updated(found, stats, exact=token is None, notes=(note,))
-    if token is None:
-        return _exact(found, bucket, layout, keys, stats)
-    notes = [f"sampled: the first {len(keys):,} keys, then pages spread over their time span"]
-    first = yield from _first(layout, stats, max_calls, notes)
-    if first is None:
-        return _updated(found, stats, notes=(*notes, "no key of the layout found in its shards"))
-    samples = _opening(layout, keys)  # the first pages are a sample too
-    last = yield from _last(layout, first, stats, max_calls, notes, samples)
-    oldest, newest = min(first, last), max(first, last)
-    samples += yield from _samples(layout, oldest, newest, stats, max_calls)
-    span = max(1, newest - oldest + 1)
-    total = keys_between(samples, oldest, newest + 1)
-    rate = total.value / span
-    costs = tuple(
-        (name, window_cost(layout, rate, total.value, width, oldest, newest + 1))
-        for name, width in WINDOWS.items()
-    )
-    notes.append(
-        f"{len(samples)} sampled pages; the range is two Poisson deviations of each sample "
-        "and assumes no burst hides between samples"
-    )
-    return Survey(
-        location,
-        stats.calls,
-        max_calls,
-        shape,
-        layout,
-        False,
-        total,
-        oldest,
-        newest,
-        Estimate(
-            total.value * DAY_MS / span, total.low * DAY_MS / span, total.high * DAY_MS / span
-        ),
-        tuple(histogram(samples, oldest, newest + 1, BINS)),
-        costs,
-        python_of(layout),
-        toml_of(layout_name(prefix), bucket, layout),
-        tuple(notes),
-    )
-
-
-def _exact(found: Survey, bucket: str, layout: KeyLayout, keys: list[str], stats: Stats) -> Survey:
-    """A prefix read whole: every count is a count."""
+        if shape.other_period is not None:
+            notes.append(
+                f"the keys sit in period folders such as {shape.other_period!r}, a spelling no "
+                "layout writes (layouts write dt=YYYY-MM-DD/ and hr=HH/): survey or list one "
+                "such folder as its own prefix"
+            )
+        else:
+            notes.append(
+                "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
+            )
+        return _updated(found, stats, notes=tuple(notes))
     times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
+    if shape.unfit_ids:
+        notes.append(
+            f"{shape.unfit_ids:,} keys hold {layout.scheme.name} ids but do not fit this layout "
+            "(another shard count or period folder): no layout is suggested, as it would miss "
+            "them"
+        )
+    if whole:
+        return _exact(found, bucket, layout, keys, times, stats, notes)
+    return _partly(found, layout, keys, times, folders is not None, stats, notes)
+
+
+def _first_folder(prefix: str, key: str) -> str | None:
+    """The folder right under ``prefix`` that ``key`` is in (None: none)."""
+    folder, slash, _ = key[len(prefix) :].partition("/")
+    return folder if slash else None
+
+
+def _none_fit(whole: bool) -> Count:
+    """No key fits (yet): zero for sure when everything was read."""
+    return Count.exactly(0) if whole else Count.unknown()
+
+
+def _read(stats: Stats, whole: bool, count: int, unit: str) -> str:
+    if whole:
+        return f"read whole: {count:,} {unit} in {stats.calls} calls, every count is exact"
+    return f"read the first {count:,} {unit} in key order ({stats.calls} calls), not all"
+
+
+def _exact(
+    found: Survey,
+    bucket: str,
+    layout: KeyLayout,
+    keys: list[str],
+    times: list[int],
+    stats: Stats,
+    notes: list[str],
+) -> Survey:
+    """A prefix read whole: every count is a count, every cost counted on the keys."""
     counted = _exact_counts(times)
     if not times:
-        return _updated(found, stats, exact=True, **counted)
-    oldest, newest = counted["oldest_ms"], counted["newest_ms"]
-    rate = len(times) / max(1, newest - oldest + 1)
+        return _updated(found, stats, notes=tuple(notes), **counted)
+    costs = tuple(
+        (name, cost)
+        for name, width in WINDOWS.items()
+        if (cost := window_cost(layout, keys, width)) is not None
+    )
+    suggest = not (found.shape and found.shape.unfit_ids)
     return _updated(
         found,
         stats,
-        exact=True,
         **counted,
-        costs=tuple(
-            (name, window_cost(layout, rate, len(times), width, oldest, newest + 1))
-            for name, width in WINDOWS.items()
-        ),
-        python=python_of(layout),
-        config=toml_of(layout_name(layout.prefix), bucket, layout),
-        notes=(f"read whole: {len(keys):,} keys in {stats.calls} calls, every count is exact",),
+        costs=costs,
+        python=python_of(layout) if suggest else None,
+        config=toml_of(layout_name(layout.prefix), bucket, layout) if suggest else None,
+        notes=tuple(notes),
     )
 
 
-def _left(stats: Stats, max_calls: int) -> int:
-    return max_calls - stats.calls
-
-
-def _fitting_times(layout: KeyLayout, page: Page) -> list[int]:
-    return [ms for key in _keys(page) if (ms := key_time(layout, key)) is not None]
-
-
-def _shard_prefix(layout: KeyLayout, shard: int | None) -> str:
-    """A shard's own prefix: the layout's prefix and the shard folder."""
-    return layout.prefix + layout.shard_folder(shard)
-
-
-def _opening(layout: KeyLayout, keys: list[str]) -> list[Sample]:
-    """The first pages as a sample: the keys of the first shard they hold, from its first."""
-    shard_end = len(_shard_prefix(layout, layout.shard_numbers()[0]))
-    first_shard = keys[0][:shard_end]
-    times = [
-        ms
-        for key in keys
-        if key.startswith(first_shard) and (ms := key_time(layout, key)) is not None
-    ]
-    if len(times) < 2:
-        return []
-    return [Sample(min(times), max(times), len(times), len(layout.shard_numbers()))]
-
-
-def _first(
-    layout: KeyLayout, stats: Stats, max_calls: int, notes: list[str]
-) -> Generator[Operation, Any, int | None]:
-    """The time of the first key in key order - the oldest, or in a newest-first layout the
-    newest - from the first keys of a few shards (keys sort by time within a shard)."""
-    shards = layout.shard_numbers()[:OLDEST_SHARDS]
-    times: list[int] = []
-    for shard in shards:
-        if _left(stats, max_calls) <= 2:
-            break
-        page: Page = yield Fetch(ListCall(_shard_prefix(layout, shard), ordered=False, max_keys=50))
-        times += _fitting_times(layout, page)
-    if len(layout.shard_numbers()) > len(shards):
-        notes.append(
-            f"first keys read in {len(shards)} of {len(layout.shard_numbers())} shards (ids "
-            "spread evenly over the shards, so the others' are within moments of these)"
-        )
-    if not times:
-        return None
-    return max(times) if layout.newest_first else min(times)
-
-
-def _last(
+def _partly(
+    found: Survey,
     layout: KeyLayout,
-    first: int,
+    keys: list[str],
+    times: list[int],
+    shards_known: bool,
     stats: Stats,
-    max_calls: int,
     notes: list[str],
-    samples: list[Sample],
-) -> Generator[Operation, Any, int]:
-    """The time of the last key in key order of one shard - the newest, or in a newest-first
-    layout the oldest - by bisecting time: a page from the first key at ``mid`` that is not
-    truncated holds the shard's last key; a truncated one moves the bracket past its keys (and
-    is kept as a sample), an empty one moves it back to ``mid``. Calls for a few samples are
-    left over."""
-    shard = layout.shard_numbers()[0]
-    backwards = layout.newest_first  # key order runs back in time
-    # the last key read so far (the first pages' keys run on from ``first``)
-    seen = [ms for sample in samples for ms in (sample.start_ms, sample.end_ms)]
-    best = min(seen, default=first) if backwards else max(seen, default=first)
-    near, far = best, (max(layout.scheme.min_ms, 0) - 1 if backwards else now_ms() + 1)
-    shards = len(layout.shard_numbers())
-    for _ in range(max(0, min(NEWEST_CALLS, _left(stats, max_calls) - MIN_SAMPLES))):
-        if abs(far - near) <= 1:
-            break
-        mid = (near + far) // 2
-        start = first_key_at(layout, shard, mid)[:-1]
-        call = ListCall(_shard_prefix(layout, shard), start_after=start, ordered=False)
-        page: Page = yield Fetch(call)
-        times = [
-            ms for ms in _fitting_times(layout, page) if (ms <= mid if backwards else ms >= mid)
-        ]
-        if not times:
-            far = mid
-            continue
-        best = min(best, *times) if backwards else max(best, *times)
-        if page.token is None:
-            return best
-        samples.append(Sample(min(times), max(times), len(times), shards))
-        near = best
-    what = "oldest" if backwards else "newest"
-    notes.append(
-        f"{what}: {format_ms(best)} or {'before' if backwards else 'after'} (the "
-        "bisection ran out of calls)"
+) -> Survey:
+    """A prefix read from its first key, not to its last: what the keys read bound."""
+    if not times:
+        notes.append("no key read fits the layout yet: how many do is unknown")
+        return _updated(found, stats, notes=tuple(notes))
+    sorted_by_time = not layout.shards  # one shard: key order is time order (or its reverse)
+    first = times[0]
+    oldest, newest = min(times), max(times)
+    changes: dict[str, Any] = {
+        "oldest_ms": oldest,
+        "newest_ms": newest,
+        # the first key of a flat layout is the oldest (newest-first: the newest) of all
+        "oldest_exact": sorted_by_time and not layout.newest_first and first == oldest,
+        "newest_exact": sorted_by_time and layout.newest_first and first == newest,
+        "keys": Count.unknown(len(times)),
+        "python": python_of(layout),
+        "config": None,
+    }
+    done = _shards_read_whole(layout, keys)
+    fitting_share = len(times) / len(keys)
+    if not (shards_known and done and layout.shards and fitting_share >= MIN_FITTING_SHARE):
+        why = (
+            "no shard was read whole"
+            if layout.shards
+            else "a layout without shards cannot be counted from part of it"
+        )
+        notes.append(f"how many keys: unknown ({why}); at least the {len(times):,} read")
+        return _updated(found, stats, notes=tuple(notes), **changes)
+    # whole shards: each key is in them with probability done/shards, whatever its time
+    fraction = len(done) / layout.shards
+    at = len(layout.prefix)
+    in_done = [ms for key, ms in _fitting(layout, keys) if _shard_number(key, at) in done]
+    changes["keys"] = scaled_count(len(in_done), fraction, len(times))
+    starts = bin_starts(oldest, newest + 1, BINS)
+    everything = binned(times, oldest, newest + 1, BINS)
+    sampled = binned(in_done, oldest, newest + 1, BINS)
+    changes["histogram"] = tuple(
+        (start, scaled_count(count, fraction, seen))
+        for start, count, seen in zip(starts, sampled, everything, strict=True)
     )
-    return best
+    notes.append(
+        f"how many keys: counted in {len(done)} of {layout.shards} shards read whole (an id's "
+        "shard comes from its random bits, so they hold a random share of the keys); the "
+        f"range holds the truth with probability {changes['keys'].confidence:.3%}"
+    )
+    return _updated(found, stats, notes=tuple(notes), **changes)
 
 
-def _samples(
-    layout: KeyLayout, oldest: int, newest: int, stats: Stats, max_calls: int
-) -> Generator[Operation, Any, list[Sample]]:
-    """Pages spread evenly over ``[oldest, newest]``, one shard each in turn."""
-    count = min(MAX_SAMPLES, _left(stats, max_calls))
-    shards = layout.shard_numbers()
-    samples: list[Sample] = []
-    span = newest - oldest + 1
-    for index in range(max(0, count)):
-        at = oldest + span * index // max(1, count)
-        shard = shards[index % len(shards)]
-        start = first_key_at(layout, shard, at)[:-1]
-        call = ListCall(_shard_prefix(layout, shard), start_after=start, ordered=False)
-        page: Page = yield Fetch(call)
-        times = sorted(ms for ms in _fitting_times(layout, page) if ms >= at)
-        end = newest if page.token is None or not times else times[-1]
-        if layout.newest_first:  # pages run back in time from ``at``
-            times = sorted(ms for ms in _fitting_times(layout, page) if ms <= at)
-            first = oldest if page.token is None or not times else times[0]
-            samples.append(Sample(first, at, len(times), len(shards)))
-            continue
-        samples.append(Sample(at, max(at, end), len(times), len(shards)))
-    return samples
+def _fitting(layout: KeyLayout, keys: Sequence[str]) -> list[tuple[str, int]]:
+    return [(key, ms) for key in keys if (ms := key_time(layout, key)) is not None]
+
+
+def _shard_number(key: str, at: int) -> int:
+    """The shard of a key that fits a sharded layout (its folder at ``at``)."""
+    return int(key[at:].partition("/")[0])
+
+
+def _shards_read_whole(layout: KeyLayout, keys: Sequence[str]) -> set[int]:
+    """The shards whose every key was read: the ones before the shard of the last key read
+    (keys come in order, shard folders sort by number)."""
+    last = keys[-1]
+    return {
+        shard
+        for shard in range(layout.shards or 0)
+        if (folder := layout.prefix + layout.shard_folder(shard)) < last
+        and not last.startswith(folder)
+    }
 
 
 # --- a DynamoDB partition ------------------------------------------------------------------------
 
-#: Items a sampled Query page asks for.
-SAMPLE_ITEMS = 200
-#: Items read at each end of the main kind's range (children and other kinds sort among them).
+#: Items read at the newest end of the main kind's range (children and other kinds sort among
+#: them).
 END_ITEMS = 25
 #: The widest sort key range: every string sort key lies in it.
 _LOWEST, _ABOVE_ALL = "\x00", "\U0010ffff"
@@ -373,23 +349,29 @@ class PartitionSurvey:
     ``Post#{id}#Comment#{id2}``, keys without ids) with their counts among the items read;
     ``main`` the most frequent one with an id, whose items the counts, times and histogram are
     about. ``entity`` is the ``Entity(...)`` to declare (Python) and ``config`` its
-    ``[entities.NAME]`` table.
+    ``[entities.NAME]`` table - given only when that entity queries this very partition.
     """
 
     location: str
     calls: int
     max_calls: int
-    exact: bool = False
     kinds: tuple[SortKeyShape, ...] = ()
     main: SortKeyShape | None = None
-    keys: Estimate = field(default_factory=lambda: Estimate(0, 0, 0, exact=True))
+    keys: Count = field(default_factory=Count.unknown)
     oldest_ms: int | None = None
     newest_ms: int | None = None
-    per_day: Estimate | None = None
-    histogram: tuple[tuple[int, Estimate], ...] = ()
+    oldest_exact: bool = False
+    newest_exact: bool = False
+    per_day: Count | None = None
+    histogram: tuple[tuple[int, Count], ...] = ()
     entity: str | None = None
     config: str | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        """True when every item was read, so every count is exact (``keys.exact``)."""
+        return self.keys.exact
 
     def as_dict(self) -> dict[str, Any]:
         """The survey as JSON-safe data."""
@@ -417,38 +399,34 @@ class _Times(Protocol):
     """What both surveys say about the times of the keys (items) they counted."""
 
     @property
-    def keys(self) -> Estimate: ...
+    def keys(self) -> Count: ...
     @property
     def oldest_ms(self) -> int | None: ...
     @property
     def newest_ms(self) -> int | None: ...
     @property
-    def per_day(self) -> Estimate | None: ...
+    def oldest_exact(self) -> bool: ...
     @property
-    def histogram(self) -> tuple[tuple[int, Estimate], ...]: ...
+    def newest_exact(self) -> bool: ...
+    @property
+    def per_day(self) -> Count | None: ...
+    @property
+    def histogram(self) -> tuple[tuple[int, Count], ...]: ...
 
 
 def _times_dict(found: _Times, unit: str) -> dict[str, Any]:
     """The count, oldest, newest, rate and histogram as JSON-safe data; ``unit`` names what
     was counted (``keys``, ``items``)."""
     return {
-        unit: _estimate_dict(found.keys),
+        unit: found.keys.as_dict(),
         "oldest": None if found.oldest_ms is None else format_ms(found.oldest_ms),
+        "oldest_exact": found.oldest_exact,
         "newest": None if found.newest_ms is None else format_ms(found.newest_ms),
-        "per_day": None if found.per_day is None else _estimate_dict(found.per_day),
+        "newest_exact": found.newest_exact,
+        "per_day": None if found.per_day is None else found.per_day.as_dict(),
         "histogram": [
-            {"start": format_ms(start), unit: _estimate_dict(keys)}
-            for start, keys in found.histogram
+            {"start": format_ms(start), unit: keys.as_dict()} for start, keys in found.histogram
         ],
-    }
-
-
-def _estimate_dict(value: Estimate) -> dict[str, Any]:
-    return {
-        "value": round(value.value),
-        "low": round(value.low),
-        "high": round(value.high),
-        "exact": value.exact,
     }
 
 
@@ -464,134 +442,140 @@ def partition_survey_program(
     page_items: int | None = None,
 ) -> Generator[Operation, Any, PartitionSurvey]:
     """The survey of the items of one partition (``pk_attr = partition``) in at most
-    ``max_calls`` Query calls: its sort key templates and their shares, then for the most
-    frequent one with an id its oldest and newest items (one item each way) and pages sampled
-    over that span. ``page_items`` limits the first pages (None: DynamoDB's 1 MB pages); a
-    partition that ends within :data:`EXACT_PAGES` of them is read whole."""
+    ``max_calls`` Query calls: pages from its lowest sort key on (every call but one; a
+    partition that ends within them is read whole and every count is exact), its sort key
+    templates and their shares, and for the most frequent one with an id its oldest item (the
+    first read) and newest item (one call from the top of its range). ``page_items`` limits
+    the pages (None: DynamoDB's 1 MB pages)."""
     require_count(max_calls, "max_calls", MIN_CALLS)
     require_count(page_items, "page_items", 1, optional=True)
     location = f"dynamodb://{table} {pk_attr}={partition!r}"
-    whole = QueryCall(partition, _LOWEST, _ABOVE_ALL, pk_attr, sk_attr)
+    whole_range = QueryCall(partition, _LOWEST, _ABOVE_ALL, pk_attr, sk_attr)
     sort_keys: list[str] = []
     token = None
-    for _ in range(min(EXACT_PAGES, max_calls - 3)):
-        page: Page = yield Fetch(whole, token, page_items)
+    for _ in range(max(1, max_calls - 1)):
+        page: Page = yield Fetch(whole_range, token, page_items)
         sort_keys += [key for key, _item in page.entries if isinstance(key, str)]
         token = page.token
         if token is None:
             break
-    exact = token is None
+    whole = token is None
+    found = PartitionSurvey(location, stats.calls, max_calls, keys=_none_fit(whole))
     if not sort_keys:
-        note = "no item with a string sort key in this partition"
-        return PartitionSurvey(location, stats.calls, max_calls, exact, notes=(note,))
-    kinds = tuple(sort_key_shapes(sort_keys, separator))
+        note = "no item with a string sort key in this partition" + ("" if whole else " read")
+        return _updated(found, stats, notes=(note,))
+    shapes = [sort_key_shape(key, separator) for key in sort_keys]
+    kinds = tuple(sort_key_kinds(shapes))
     main = next((kind for kind in kinds if kind.scheme is not None), None)
-    found = PartitionSurvey(location, stats.calls, max_calls, exact, kinds, main)
+    found = replace(found, kinds=kinds, main=main)
+    notes = [_read(stats, whole, len(sort_keys), "items")]
     if main is None or main.scheme is None:
-        return _updated(found, stats, notes=("no sort key holds an id of a known scheme",))
+        notes.append("no sort key read holds an id of a known scheme")
+        return _updated(found, stats, notes=tuple(notes))
     scheme = scheme_named(main.scheme)
-    pk, fields = pk_template(partition, separator)
-    entity = Entity(
-        pk, main.template, scheme=scheme, pk_attr=pk_attr, sk_attr=sk_attr, separator=separator
+    declared, why_not = _declaration(
+        partition, main, scheme.name, separator, table, pk_attr, sk_attr
     )
-    declared = _declaration(entity, pk, fields, main, table, pk_attr, sk_attr)
-    if exact:
-        times = [ms for key in sort_keys if (ms := _item_time(entity, key)) is not None]
-        read_whole = ("read whole: every count is exact",)
-        return _updated(found, stats, **_exact_counts(times), notes=read_whole, **declared)
-    notes = [f"sampled: the first {len(sort_keys):,} items, then pages spread over their time span"]
-    span_call = QueryCall(partition, main.prefix, main.prefix + _ABOVE_ALL, pk_attr, sk_attr)
-    first_page: Page = yield Fetch(span_call, None, END_ITEMS)
-    last_page: Page = yield Fetch(replace(span_call, newest_first=True), None, END_ITEMS)
-    ends = [_item_time(entity, key) for page in (first_page, last_page) for key, _ in page.entries]
-    known = [ms for ms in ends if ms is not None]
-    if len(known) < 2:
-        return _updated(
-            found, stats, notes=(*notes, "its oldest or newest item could not be read"), **declared
+    if why_not:
+        notes.append(f"no entity suggested: {why_not}")
+    id_at = main.template.split(separator).index("{id}")
+
+    def kind_time(key: str, template: str) -> int | None:
+        """The id time of a sort key of the main kind (None: another kind)."""
+        return (
+            scheme.timestamp_ms(key.split(separator)[id_at]) if template == main.template else None
         )
-    oldest, newest = min(known), max(known)
-    samples = []
-    count = min(MAX_SAMPLES, _left(stats, max_calls))
-    span = newest - oldest + 1
-    for index in range(max(0, count)):
-        at = oldest + span * index // max(1, count)
-        call = replace(span_call, lo=main.prefix + scheme.min_for(at - at % scheme.resolution_ms))
-        page = yield Fetch(call, None, SAMPLE_ITEMS)
-        times = sorted(
-            ms
-            for key, _ in page.entries
-            if (ms := _item_time(entity, key)) is not None and ms >= at
+
+    times = [
+        ms
+        for key, (template, _) in zip(sort_keys, shapes, strict=True)
+        if (ms := kind_time(key, template)) is not None
+    ]
+    if whole:
+        return _updated(found, stats, **_exact_counts(times), notes=tuple(notes), **declared)
+    changes: dict[str, Any] = {"keys": Count.unknown(len(times))}
+    if times:  # read from the lowest sort key on: the first item of the kind is its oldest
+        changes.update(oldest_ms=times[0], oldest_exact=True, newest_ms=max(times))
+    top = main.prefix + _ABOVE_ALL
+    if sort_keys[-1] >= top:  # read past the kind's range: its last item read is its newest
+        changes["newest_exact"] = bool(times)
+    elif stats.calls < max_calls:
+        span_call = QueryCall(partition, main.prefix, top, pk_attr, sk_attr, newest_first=True)
+        last_page: Page = yield Fetch(span_call, None, END_ITEMS)
+        newest = next(
+            (
+                ms
+                for key, _ in last_page.entries
+                if isinstance(key, str)
+                and (ms := kind_time(key, sort_key_shape(key, separator)[0])) is not None
+            ),
+            None,
         )
-        end = newest if page.token is None or not times else times[-1]
-        samples.append(Sample(at, max(at, end), len(times), 1))
-    total = keys_between(samples, oldest, newest + 1)
+        if newest is not None:
+            changes.update(newest_ms=newest, newest_exact=True)
     notes.append(
-        f"{len(samples)} sampled pages of {SAMPLE_ITEMS} items; the range is two Poisson "
-        "deviations of each sample and assumes no burst hides between samples"
+        f"how many items: unknown (a partition can only be counted by reading it); at least "
+        f"the {len(times):,} read"
     )
-    return _updated(
-        found,
-        stats,
-        keys=total,
-        oldest_ms=oldest,
-        newest_ms=newest,
-        per_day=Estimate(
-            total.value * DAY_MS / span, total.low * DAY_MS / span, total.high * DAY_MS / span
-        ),
-        histogram=tuple(histogram(samples, oldest, newest + 1, BINS)),
-        notes=tuple(notes),
-        **declared,
-    )
-
-
-def _item_time(entity: Entity, key: object) -> int | None:
-    """The id time of an item's sort key of the entity's template (None: another kind)."""
-    if not isinstance(key, str):
-        return None
-    found = entity.schema().sk.match(key)
-    return None if found is None else entity.key_time(found[entity.id_field])
+    return _updated(found, stats, notes=tuple(notes), **changes, **declared)
 
 
 def _exact_counts(times: list[int]) -> dict[str, Any]:
-    count = Estimate(len(times), len(times), len(times), exact=True)
+    count = Count.exactly(len(times))
     if not times:
         return {"keys": count}
     oldest, newest = min(times), max(times)
     span = max(1, newest - oldest + 1)
-    per_day = len(times) * DAY_MS / span
     return {
         "keys": count,
         "oldest_ms": oldest,
         "newest_ms": newest,
-        "per_day": Estimate(per_day, per_day, per_day, exact=True),
+        "oldest_exact": True,
+        "newest_exact": True,
+        "per_day": Count.exactly(len(times) * DAY_MS / span),
         "histogram": tuple(exact_histogram(times, oldest, newest + 1, BINS)),
     }
 
 
 def _declaration(
-    entity: Entity,
-    pk: str,
-    fields: dict[str, str],
+    partition: str,
     main: SortKeyShape,
+    scheme: str,
+    separator: str,
     table: str,
     pk_attr: str,
     sk_attr: str,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
+    """The entity to declare (Python and config) when it queries ``partition`` - its partition
+    key template renders it back and its sort key template is the main kind's - else why not."""
+    pk, fields = pk_template(partition, separator)
+    try:
+        entity = Entity(
+            pk,
+            main.template,
+            scheme=scheme_named(scheme),
+            pk_attr=pk_attr,
+            sk_attr=sk_attr,
+            separator=separator,
+        )
+        rendered = entity.schema().pk.render(fields)
+    except UlidkeysError as error:
+        return {}, f"the keys cannot be spelled as key templates ({error})"
+    if rendered != partition:
+        return {}, f"the partition key template {pk!r} does not give back {partition!r}"
     args = [repr(pk), repr(main.template)]
-    if entity.scheme.name != "ulid":
-        args.append(f"scheme=scheme_named({entity.scheme.name!r})")
+    if scheme != "ulid":
+        args.append(f"scheme=scheme_named({scheme!r})")
     if pk_attr != "PK":
         args.append(f"pk_attr={pk_attr!r}")
     if sk_attr != "SK":
         args.append(f"sk_attr={sk_attr!r}")
-    name = layout_name(main.prefix.lower()) if main.prefix.strip("#") else "items"
+    name = layout_name(main.prefix.lower()) if main.prefix.strip(separator) else "items"
     query = ", ".join(f"{k}={v!r}" for k, v in fields.items())
     return {
         "entity": f"Entity({', '.join(args)})" + (f"  # query with {query}" if query else ""),
-        "config": entity_toml_of(
-            name, table, pk, main.template, entity.scheme.name, pk_attr, sk_attr
-        ),
-    }
+        "config": entity_toml_of(name, table, pk, main.template, scheme, pk_attr, sk_attr),
+    }, None
 
 
 def _updated(found: _Found, stats: Stats, **changes: Any) -> _Found:

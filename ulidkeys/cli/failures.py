@@ -47,7 +47,8 @@ def _aws_message(code: str, error: BaseException, args: argparse.Namespace) -> s
         bucket = getattr(args, "location", "")
         return f"{bucket}: no such bucket (NoSuchBucket); check the bucket name and --region"
     if code == "ResourceNotFoundException":
-        return f"table {args.table!r} not found ({code}); check --table and --region"
+        table = getattr(args, "table", None) or _table_of(getattr(args, "location", ""))
+        return f"table {table!r} not found ({code}); check the table name and --region"
     if code == "ValidationException":
         return (
             f"DynamoDB refused the query ({code}: {said}); check that --pk-attr/--sk-attr "
@@ -88,3 +89,8 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # a captured stdout has no file descriptor
         pass
+
+
+def _table_of(location: str) -> str:
+    """The table of a ``dynamodb://TABLE`` location (the survey's), else the location."""
+    return location.removeprefix("dynamodb://") if isinstance(location, str) else ""

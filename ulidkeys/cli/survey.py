@@ -1,6 +1,6 @@
 """``ulidkeys survey``: what an S3 prefix or a DynamoDB partition holds and the layout or entity
 that fits it - shape, oldest and newest, how many and when (exact when read whole, else
-estimated with a range), what a window costs - in a bounded number of calls.
+a range that holds the truth, or unknown), what a window costs - in a bounded number of calls.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ulidkeys.dynamodb import PartitionSurvey
 from ulidkeys.dynamodb import survey as survey_partition
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.locations import check_prefix, split_s3_url
+from ulidkeys.planning.shapes import Count
 from ulidkeys.s3 import Survey, survey
 from ulidkeys.survey import DEFAULT_MAX_CALLS, MIN_CALLS
 from ulidkeys.timeinput import format_ms
@@ -142,6 +143,8 @@ def text_of(found: Survey) -> str:
     if shape is None:
         return "\n".join([*lines, *(f"note: {note}" for note in found.notes)])
     folders = []
+    if shape.other_period:
+        folders.append(f"period folders such as {shape.other_period!r}")
     if shape.shards:
         folders.append(f"{shape.shards} shard folders")
     if shape.period:
@@ -165,14 +168,14 @@ def text_of(found: Survey) -> str:
         lines.append(f"{'window':<8} {'calls':>6} {'keys read':>12}   full listing: calls, keys")
         for name, cost in found.costs:
             lines.append(
-                f"{name:<8} {math.ceil(cost.calls):>6,} {'<= ' + f'{cost.keys:,.0f}':>12}   "
+                f"{name:<8} {math.ceil(cost.calls):>6,} {f'{cost.keys:,.0f}':>12}   "
                 f"{math.ceil(cost.full_calls):,}, {cost.full_keys:,.0f}"
             )
     return _ending(lines, found, found.python)
 
 
 def _calls(found: Survey | PartitionSurvey) -> str:
-    how = "read whole" if found.exact else "sampled"
+    how = "read whole" if found.exact else "read in part"
     return f", {how} in {found.calls} of at most {found.max_calls} calls"
 
 
@@ -180,11 +183,22 @@ def _times(found: Survey | PartitionSurvey) -> list[str]:
     """Oldest, newest, the rate and the histogram's bars."""
     lines = []
     if found.oldest_ms is not None and found.newest_ms is not None:
-        lines.append(f"oldest       {format_ms(found.oldest_ms)}")
-        lines.append(f"newest       {format_ms(found.newest_ms)}")
+        lines.append(
+            f"oldest       {format_ms(found.oldest_ms)}{_bound(found.oldest_exact, 'earlier')}"
+        )
+        lines.append(
+            f"newest       {format_ms(found.newest_ms)}{_bound(found.newest_exact, 'later')}"
+        )
     if found.per_day is not None:
         lines.append(f"per day      {found.per_day}")
     return lines + _bars(found)
+
+
+def _bound(exact: bool, beyond: str) -> str:
+    """What a time read means: exact, or the truth is that or ``beyond``."""
+    return (
+        "" if exact else f" or {beyond} (the {'oldest' if beyond == 'earlier' else 'newest'} read)"
+    )
 
 
 def _ending(lines: list[str], found: Survey | PartitionSurvey, python: str | None) -> str:
@@ -196,39 +210,40 @@ def _ending(lines: list[str], found: Survey | PartitionSurvey, python: str | Non
 
 
 def _bars(found: Survey | PartitionSurvey) -> list[str]:
+    """The histogram as bars: a bin's count when exact, its range's top as the bar otherwise."""
     if not found.histogram:
         return []
-    top = max(keys.value for _, keys in found.histogram) or 1
-    lines = ["", "keys over time" + ("" if found.exact else " (estimated)")]
-    for start, keys in found.histogram:
-        bar = "#" * round(BAR * keys.value / top)
-        lines.append(f"{format_ms(start)[:16]}  {bar:<{BAR}} {keys.value:,.0f}")
+    tops = [_top(keys) for _, keys in found.histogram]
+    top = max(tops) or 1
+    what = "" if found.exact else f" (ranges at {found.histogram[0][1].confidence:.3%})"
+    lines = ["", "keys over time" + what]
+    for (start, keys), high in zip(found.histogram, tops, strict=True):
+        bar = "#" * round(BAR * high / top)
+        shown = f"{keys.low:,.0f}" if keys.exact else f"{keys.low:,.0f}..{high:,.0f}"
+        lines.append(f"{format_ms(start)[:16]}  {bar:<{BAR}} {shown}")
     return lines
 
 
+def _top(count: Count) -> float:
+    """The top of a count's range (histograms hold no unknown bins)."""
+    return count.low if count.high is None else count.high
+
+
 def _draw(found: Survey | PartitionSurvey, plot: Any, path: str) -> None:
-    """The histogram as a bar chart in ``path``."""
+    """The histogram as a bar chart in ``path``: exact counts as bars; ranges as bars to their
+    sure lower bound with the range drawn above."""
     figure, axes = plot.subplots(figsize=(9, 3.6))
     starts = [format_ms(start)[:16] for start, _ in found.histogram]
-    values = [keys.value for _, keys in found.histogram]
-    axes.bar(range(len(values)), values, color="#2b6cb0")
+    low = [keys.low for _, keys in found.histogram]
+    high = [_top(keys) for _, keys in found.histogram]
+    axes.bar(range(len(low)), low, color="#2b6cb0")
     if not found.exact:
-        low = [keys.low for _, keys in found.histogram]
-        high = [keys.high for _, keys in found.histogram]
-        axes.errorbar(
-            range(len(values)),
-            values,
-            yerr=[
-                [v - lo for v, lo in zip(values, low, strict=True)],
-                [hi - v for v, hi in zip(values, high, strict=True)],
-            ],
-            fmt="none",
-            ecolor="black",
-            capsize=2,
-        )
+        axes.bar(range(len(low)), [h - lo for lo, h in zip(low, high, strict=True)],
+                 bottom=low, color="#90cdf4", label="range")  # fmt: skip
+        axes.legend(fontsize=7)
     step = max(1, len(starts) // 6)
     axes.set_xticks(range(0, len(starts), step), starts[::step], fontsize=7)
-    axes.set_ylabel("keys" + ("" if found.exact else " (estimated)"))
+    axes.set_ylabel("keys")
     axes.set_title(f"{found.location}: keys over time", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=100)

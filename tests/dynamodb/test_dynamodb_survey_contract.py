@@ -1,0 +1,183 @@
+"""The partition survey's honesty contract on moto, against brute force: a count marked exact is
+exact, any other is unknown with a sure lower bound; an oldest or newest item marked exact is
+exact, else the truth lies beyond it; the budget holds, and a partition not read whole never
+costs more calls than a paginator reading it whole. Partitions of generated kinds (posts,
+children, items without ids, kinds sorting before and after the posts) with bursty, same-ms and
+outlier times. The entity suggested queries the partition it was read from, or none is."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+from test_dynamodb_support import create_table
+
+from ulidkeys import config as ulidkeys_config
+from ulidkeys.cli import main
+from ulidkeys.dynamodb import PartitionSurvey, survey
+from ulidkeys.ids.registry import generator_for
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+T0 = 1_715_904_000_000
+HOUR, DAY = 3_600_000, 86_400_000
+TABLE = "contract"
+_parts = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with mock_aws():
+        made = boto3.client("dynamodb", region_name="us-east-1")
+        create_table(made, TABLE)
+        yield made
+
+
+def put(client: Any, partition: str, sort_keys: list[str]) -> None:
+    table = boto3.resource("dynamodb", region_name="us-east-1").Table(TABLE)
+    with table.batch_writer() as writer:
+        for key in sort_keys:
+            writer.put_item(Item={"PK": partition, "SK": key})
+
+
+def post_times(shape: str, n: int, rng: random.Random) -> list[int]:
+    if shape == "burst":
+        hour = T0 + rng.randrange(29 * DAY)
+        return [
+            hour + rng.randrange(HOUR) if rng.random() < 0.9 else T0 + rng.randrange(30 * DAY)
+            for _ in range(n)
+        ]
+    if shape == "same-ms":
+        return [T0 + rng.randrange(2) for _ in range(n)]
+    if shape == "outliers":
+        ends = (rng.randrange(1000), 253_402_300_799_000)  # 1970 and 9999
+        return [rng.choice([*ends, T0 + rng.randrange(DAY)]) for _ in range(n)]
+    return [T0 + rng.randrange(30 * DAY) for _ in range(n)]
+
+
+def pages_to_read_whole(client: Any, partition: str, limit: int | None) -> int:
+    """How many Query calls boto3's own paginator makes to read the partition whole."""
+    config = {} if limit is None else {"PageSize": limit}
+    pages = client.get_paginator("query").paginate(
+        TableName=TABLE,
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": {"S": partition}},
+        PaginationConfig=config,
+    )
+    return sum(1 for _ in pages)
+
+
+def check(found: PartitionSurvey, posts: list[int], budget: int, whole_calls: int) -> None:
+    assert found.calls <= budget
+    if not found.exact:
+        assert found.calls <= whole_calls, (found.calls, whole_calls)
+    count = found.keys
+    assert count.low <= len(posts)
+    if count.exact:
+        assert count.low == len(posts) and found.exact
+    else:
+        assert count.high is None  # a partition is counted only by reading it
+    if found.oldest_ms is not None:
+        truth = min(posts)
+        assert found.oldest_ms == truth if found.oldest_exact else found.oldest_ms >= truth
+    if found.newest_ms is not None:
+        truth = max(posts)
+        assert found.newest_ms == truth if found.newest_exact else found.newest_ms <= truth
+    for _start, binned in found.histogram:
+        assert binned.exact and count.exact
+
+
+@given(
+    n=st.integers(1, 120),
+    shape=st.sampled_from(["uniform", "burst", "same-ms", "outliers"]),
+    before=st.integers(0, 30),
+    children=st.integers(0, 2),
+    page=st.sampled_from([None, 7, 25, 60]),
+    budget=st.integers(1, 8),
+    seed=st.integers(0, 2**32),
+)
+@settings(max_examples=25)
+def test_every_figure_is_exact_or_honestly_bounded(
+    client: Any,
+    n: int,
+    shape: str,
+    before: int,
+    children: int,
+    page: int | None,
+    budget: int,
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    partition = f"Org#c{next(_parts)}"
+    at = [0]
+    new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
+    posts, keys = [], [f"Alert#{i:05d}" for i in range(before)] + ["Zone#last"]
+    for ms in post_times(shape, n, rng):
+        at[0] = ms
+        post = new()
+        posts.append(ms)
+        keys.append(f"Post#{post}")
+        keys += [f"Post#{post}#Comment#{new()}" for _ in range(children)]
+    put(client, partition, keys)
+    found = survey(client, partition, table_name=TABLE, max_calls=budget, page_items=page)
+    if found.main is not None and found.main.template == "Post#{id}":
+        check(found, posts, budget, pages_to_read_whole(client, partition, page))
+
+
+@pytest.mark.parametrize("partition", ["#", "Org#", "#acme", "Org#acme#", "weird{x}", "Org#{a}"])
+def test_the_entity_suggested_queries_its_partition_or_none_is(
+    client: Any, partition: str, tmp_path: Path
+) -> None:
+    rng = random.Random(9)
+    new = generator_for("ulid", clock=lambda: T0 + rng.randrange(DAY), randbits=rng.getrandbits)
+    put(client, partition, [f"Post#{new()}" for _ in range(30)])
+    found = survey(client, partition, table_name=TABLE)
+    assert found.exact and found.keys.low == 30
+    if found.config is None:
+        assert found.entity is None and any("no entity suggested" in n for n in found.notes)
+        return
+    (tmp_path / "ulidkeys.toml").write_text(found.config)
+    entity = tomllib.loads(found.config)["entities"]
+    (name,) = entity
+    declared = ulidkeys_config.load(tmp_path / "ulidkeys.toml").entity(name)
+    fields = dict(zip(declared.entity.schema().pk.fields, [], strict=False))
+    assert declared.entity.schema().pk.fields == () or fields is not None
+    matched = declared.entity.schema().pk.match(partition)
+    assert matched is not None  # the template gives back the partition it was read from
+    items = list(declared.table(client).query_window(0, T0 + 2 * DAY, **matched))
+    assert len(items) == 30
+
+
+def test_a_template_with_braces_is_not_blamed_on_the_user(
+    client: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(10)
+    new = generator_for("ulid", clock=lambda: T0 + rng.randrange(DAY), randbits=rng.getrandbits)
+    put(client, "odd{y}", [f"Post{{v}}#{new()}" for _ in range(5)])
+    monkeypatch.setattr("ulidkeys.cli.survey.aws_session", lambda args: boto3.session.Session())
+    argv = ["survey", f"dynamodb://{TABLE}", "--pk", "odd{y}", "--region", "us-east-1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "5 (exact) items" in out and "no entity suggested" in out
+
+
+def test_a_missing_table_is_one_line_naming_it(
+    client: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ulidkeys.cli.survey.aws_session", lambda args: boto3.session.Session())
+    code = main(["survey", "dynamodb://nosuchtable", "--pk", "X", "--region", "us-east-1"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err  # AWS said no
+    assert "nosuchtable" in err and "Traceback" not in err

@@ -1,0 +1,265 @@
+"""The survey's honesty contract, as properties over generated buckets against brute force:
+every count marked exact is exact; every range holds the truth (at its stated confidence);
+every other count is unknown with a sure lower bound; an oldest or newest time marked exact is
+exact, else the truth lies beyond it; a survey never makes more calls than its budget nor more
+than reading the prefix whole takes; the suggested config lists exactly the id-bearing keys.
+Buckets: flat, sharded, period folders, newest-first; uniform, bursty, multi-day, same-ms and
+outlier times; junk names mixed in. The S3 side is an in-memory bucket with AWS's listing rules
+(tests/s3/standin.py) counting calls; the explicit cases of the issue run on moto too."""
+
+from __future__ import annotations
+
+import math
+import random
+import string
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+from s3support import fill_bucket, new_bucket
+from standin import StandInS3
+
+from ulidkeys.ids.registry import generator_for
+from ulidkeys.planning.shapes import bin_starts, key_time
+from ulidkeys.s3 import KeyLayout, Survey, survey
+
+T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
+HOUR, DAY = 3_600_000, 86_400_000
+LAST_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
+
+LAYOUTS = {
+    "flat": KeyLayout("up/", suffix=".dat"),
+    "4 shards": KeyLayout("up/", shards=4, suffix=".dat"),
+    "16 shards, days": KeyLayout("logs/", shards=16, period="day"),
+    "days": KeyLayout("d/", period="day", suffix=".json"),
+    "newest first": KeyLayout("feed/", newest_first=True),
+    "newest first, 8 shards": KeyLayout("feed/", shards=8, newest_first=True),
+}
+SHAPES = ("uniform", "burst", "multi-day", "same-ms", "outliers")
+
+
+def times(shape: str, n: int, rng: random.Random) -> list[int]:
+    """``n`` id times of a shape: uniform over 30 days, 90% in one hour of 30 days, a few
+    clusters over a year, all in 3 ms, or uniform with three keys at 1970 and three at 9999."""
+    if shape == "uniform":
+        return [T0 + rng.randrange(30 * DAY) for _ in range(n)]
+    if shape == "burst":
+        hour = T0 + rng.randrange(29 * DAY)
+        return [
+            hour + rng.randrange(HOUR) if rng.random() < 0.9 else T0 + rng.randrange(30 * DAY)
+            for _ in range(n)
+        ]
+    if shape == "multi-day":
+        days = [T0 + rng.randrange(365) * DAY for _ in range(4)]
+        return [rng.choice(days) + rng.randrange(DAY // 8) for _ in range(n)]
+    if shape == "same-ms":
+        return [T0 + rng.randrange(3) for _ in range(n)]
+    found = [T0 + rng.randrange(30 * DAY) for _ in range(max(0, n - 6))]
+    return found + [rng.randrange(1000) for _ in range(3)] + [LAST_MS - rng.randrange(1000)] * 3
+
+
+def keys_at(layout: KeyLayout, stamps: list[int], rng: random.Random) -> list[str]:
+    at = [0]
+    new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
+    keys = []
+    for ms in sorted(stamps):
+        at[0] = ms
+        keys.append(layout.key_for(new()))
+    return keys
+
+
+def junk(prefix: str, n: int, rng: random.Random) -> list[str]:
+    """Names that hold no id: lower-case hex of a ULID's length, words, look-alikes of mixed
+    case (``I``, ``L``, ``O``, ``U`` and lower case are outside Crockford's upper-case text)."""
+    alphabet = string.ascii_letters + string.digits
+    kinds = [
+        lambda: "".join(rng.choice("0123456789abcdef") for _ in range(26)),
+        lambda: "".join(rng.choice(alphabet) for _ in range(26)) + ".dat",
+        lambda: f"report-{rng.randrange(10**6)}.csv",
+    ]
+    return [prefix + rng.choice(kinds)() for _ in range(n)]
+
+
+def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budget: int) -> None:
+    """Every promise of the survey against the keys it was run on."""
+    under = [key for key in keys if key.startswith(prefix)]
+    pages = max(1, math.ceil(len(under) / 1000))
+    assert calls == found.calls <= budget, (calls, found.calls, budget)
+    assert calls <= pages, f"{calls} calls where reading {len(under)} keys whole takes {pages}"
+    layout = found.layout
+    fitting = [] if layout is None else [m for k in under if (m := key_time(layout, k)) is not None]
+    count = found.keys
+    assert count.low <= len(fitting), (count, len(fitting))
+    if count.exact:
+        assert count.low == len(fitting) and found.exact, (count, len(fitting))
+    elif count.high is not None:
+        assert len(fitting) <= count.high and count.confidence < 1, (count, len(fitting))
+    if found.oldest_ms is not None:
+        truth = min(fitting)
+        assert found.oldest_ms == truth if found.oldest_exact else found.oldest_ms >= truth
+    if found.newest_ms is not None:
+        truth = max(fitting)
+        assert found.newest_ms == truth if found.newest_exact else found.newest_ms <= truth
+    if found.histogram:
+        starts = bin_starts(found.histogram[0][0], found.newest_ms + 1, len(found.histogram))
+        for (start, binned), end in zip(
+            found.histogram, [*starts[1:], found.newest_ms + 1], strict=True
+        ):
+            inside = sum(start <= ms < end for ms in fitting)
+            assert binned.low <= inside, (start, binned, inside)
+            assert binned.high is not None and inside <= binned.high, (start, binned, inside)
+            assert binned.exact == count.exact
+    if found.per_day is not None:
+        assert found.per_day.exact and count.exact
+    if found.config is not None:
+        assert count.exact  # a layout is suggested as config only when it was checked whole
+
+
+@st.composite
+def buckets(draw: st.DrawFn) -> tuple[str, KeyLayout, list[str], list[str], int]:
+    name = draw(st.sampled_from(sorted(LAYOUTS)))
+    layout = LAYOUTS[name]
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    n = draw(st.integers(0, 9_000))
+    shape = draw(st.sampled_from(SHAPES))
+    ids = keys_at(layout, times(shape, n, rng), rng)
+    garbage = junk(layout.prefix, draw(st.sampled_from([0, 0, 5, n // 10])), rng)
+    budget = draw(st.integers(1, 12))
+    return name, layout, ids, garbage, budget
+
+
+@given(buckets())
+@settings(max_examples=40)
+def test_every_figure_is_exact_bounded_or_unknown(
+    case: tuple[str, KeyLayout, list[str], list[str], int],
+) -> None:
+    _name, layout, ids, garbage, budget = case
+    bucket = StandInS3(ids + garbage)
+    found = survey(bucket, "b", layout.prefix, max_calls=budget, fast_pages=False)  # type: ignore[arg-type]
+    check_contract(found, bucket.keys, layout.prefix, bucket.calls, budget)
+    if found.config is not None and found.layout is not None:
+        # the suggested config lists exactly the keys with ids
+        fits = {key for key in bucket.keys if key_time(found.layout, key) is not None}
+        assert fits == set(ids)
+    if ids and found.exact and len(ids) >= 200 and len(garbage) * 4 < len(ids):
+        assert found.layout == layout and found.config is not None  # enough keys to tell
+
+
+# --- the issue's cases, explicitly ---------------------------------------------------------
+
+
+def run(keys: list[str], prefix: str, budget: int = 50) -> tuple[Survey, StandInS3]:
+    bucket = StandInS3(keys)
+    found = survey(bucket, "b", prefix, max_calls=budget, fast_pages=False)  # type: ignore[arg-type]
+    check_contract(found, bucket.keys, prefix, bucket.calls, budget)
+    return found, bucket
+
+
+def test_a_large_newest_first_prefix_is_not_15_billion_keys() -> None:
+    rng = random.Random(1)
+    layout = LAYOUTS["newest first"]
+    for n, span in ((12_000, 30 * DAY), (20_000, 6 * HOUR)):
+        found, _ = run(keys_at(layout, [T0 + rng.randrange(span) for _ in range(n)], rng), "feed/")
+        assert found.layout == layout and found.keys.exact and found.keys.low == n
+    found, _ = run(keys_at(layout, [T0 + rng.randrange(DAY) for _ in range(60_000)], rng), "feed/")
+    assert found.keys.state == "unknown" and found.keys.low == 50_000 and found.newest_exact
+    assert not found.oldest_exact
+
+
+@pytest.mark.parametrize("pages", range(1, 11))
+def test_calls_on_prefixes_of_1_to_10_pages(pages: int) -> None:
+    rng = random.Random(pages)
+    layout = LAYOUTS["flat"]
+    n = pages * 1000 - 7
+    ids = keys_at(layout, [T0 + rng.randrange(DAY) for _ in range(n)], rng)
+    for budget in (4, 5, 50):
+        found, bucket = run(ids, "up/", budget)
+        assert bucket.calls == min(pages, budget)  # a flat prefix: every call reads on
+        assert found.exact == (pages <= budget)
+        if found.exact:
+            assert found.keys.low == n
+        else:
+            assert found.keys.state == "unknown" and str(found.keys).startswith("unknown")
+
+
+def test_full_prefixes_never_say_zero_exact() -> None:
+    rng = random.Random(3)
+    flat = LAYOUTS["flat"]
+    ids = keys_at(flat, [T0 + rng.randrange(DAY) for _ in range(6_000)], rng)
+    hexes = [f"up/{rng.getrandbits(104):026x}" for _ in range(12_000)]  # sorts before the ids
+    found, _ = run(ids + hexes, "up/")
+    assert found.layout == flat and found.keys.exact and found.keys.low == 6_000
+    assert found.shape is not None and found.shape.junk == 12_000
+    for budget in (4, 5):
+        found, _ = run(ids + hexes, "up/", budget)
+        assert found.keys.state == "unknown"
+
+
+def test_year_folders_are_periods_not_shards() -> None:
+    rng = random.Random(4)
+    keys = []
+    at = [0]
+    new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
+    for year in range(2000, 2024):
+        for _ in range(20):
+            at[0] = (year - 1970) * 365 * DAY + rng.randrange(300 * DAY)
+            keys.append(f"years/{year}/{new()}.csv")
+    found, _ = run(keys, "years/")
+    assert found.shape is not None and found.shape.shards is None
+    assert found.shape.other_period is not None and found.layout is None
+    assert found.config is None and any("period folders" in note for note in found.notes)
+
+
+def test_a_skewed_prefix_is_counted_exactly_or_bounded() -> None:
+    rng = random.Random(5)
+    layout = LAYOUTS["4 shards"]
+    ids = keys_at(layout, times("burst", 12_000, rng), rng)
+    found, _ = run(ids, "up/")
+    assert found.keys.exact and found.keys.low == 12_000
+    outliers = keys_at(layout, times("outliers", 10_000, rng), rng)
+    found, _ = run(outliers, "up/")
+    assert found.keys.exact and found.keys.low == 10_000
+    big = keys_at(layout, times("burst", 120_000, rng), rng)
+    found, _ = run(big, "up/")  # 49 pages read: shard 00 whole, a range for the rest
+    assert found.keys.state == "range" and found.keys.low <= 120_000 <= (found.keys.high or 0)
+    assert found.keys.high is not None and found.keys.high < 2 * found.keys.low
+
+
+def test_look_alike_names_do_not_flip_the_direction() -> None:
+    rng = random.Random(6)
+    layout = LAYOUTS["flat"]
+    ids = keys_at(layout, [T0 + rng.randrange(DAY) for _ in range(200)], rng)
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    look_alikes = [
+        "up/" + rng.choice("89ABCDEFGHJKMNPQRSTVWXYZ") + "".join(rng.choices(alphabet, k=25))
+        for _ in range(200)
+    ]
+    found, _ = run(ids + look_alikes, "up/")
+    assert found.layout == layout and not layout.newest_first
+    assert found.shape is not None and found.shape.junk == 200 and found.keys.low == 200
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[Any]:
+    with mock_aws():
+        yield boto3.client("s3", region_name="us-east-1")
+
+
+def test_on_moto_a_partly_read_sharded_prefix_holds_its_range(s3: Any) -> None:
+    rng = random.Random(7)
+    layout = LAYOUTS["16 shards, days"]
+    ids = keys_at(layout, times("multi-day", 24_000, rng), rng)
+    bucket = new_bucket(s3)
+    fill_bucket(bucket, ids)
+    calls: list[str] = []
+    s3.meta.events.register("before-call.s3.ListObjectsV2", lambda **kw: calls.append("call"))
+    try:
+        found = survey(s3, bucket, "logs/", max_calls=10)
+    finally:
+        s3.meta.events.unregister("before-call.s3.ListObjectsV2")
+    check_contract(found, sorted(ids, key=str.encode), "logs/", len(calls), 10)
+    assert found.keys.state == "range" and found.layout == layout
