@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.inspection import inspect
-from ulidkeys.ids.protocol import IdScheme, invert_id
+from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import REGISTRATIONS, scheme_named
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, plan_window
@@ -301,15 +301,6 @@ def key_time(layout: KeyLayout, key: str) -> int | None:
     """The real time of a key of the layout (None when it does not fit)."""
     _id, _suffix, ms, reason = layout.split(key)
     return None if reason is not None else ms
-
-
-def first_key_at(layout: KeyLayout, shard: int | None, ms: int) -> str:
-    """The smallest key of ``shard`` whose id has time ``ms`` (what a page sample starts at)."""
-    scheme: IdScheme = layout.scheme
-    id_text = scheme.min_for(ms - ms % scheme.resolution_ms)
-    if layout.newest_first:
-        id_text = invert_id(scheme, scheme.max_for(ms - ms % scheme.resolution_ms))
-    return layout.path(shard, ms) + id_text
 
 
 # --- counts: exact, bounded, or unknown ------------------------------------------------------
