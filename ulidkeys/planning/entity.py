@@ -156,6 +156,7 @@ class Entity:
                 "counted up, not stamped)"
             )
         self._check_derived_fields()
+        self._telling = {name: self._telling_attrs(s) for name, s in self.indexes.items()}
         self.fields: tuple[str, ...] = tuple(
             dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
         )
@@ -239,13 +240,13 @@ class Entity:
                         f"its own (by default {schema.index}PK / {schema.index}SK), or share an "
                         f"attribute only with the same template ({inverted})"
                     )
-                    default = "" if given is not None else " (the default)"
+                    default = "" if given else " (the default)"
                     raise KeyAttributeClash(
                         f"index {schema.index}: {setting}={attr!r}{default} {reason}",
                         index=schema.index or "",
                         setting=setting,
                         attr=attr,
-                        defaulted=given is None,
+                        defaulted=not given,
                         reason=reason,
                     )
 
@@ -533,13 +534,16 @@ class Entity:
 
     def _index_present(self, schema: KeySchema, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` holds the keys of the index ``schema`` (a sparse one may be left
-        out). An attribute the index shares with the table or another index is there anyway,
-        so only the index's own attributes tell; an index of shared attributes only is read
-        whenever they are there."""
+        out): any of its telling attributes is there (:meth:`_telling_attrs`)."""
+        return any(a in item for a in self._telling[schema.index or ""])
+
+    def _telling_attrs(self, schema: KeySchema) -> tuple[str, ...]:
+        """The attributes whose presence tells that an item holds the index ``schema``'s keys:
+        an attribute it shares with the table or another index is there anyway, so only its
+        own tell; an index of shared attributes only is read whenever they are there."""
         attrs = (schema.pk_attr, schema.sk_attr)
         shared = {a for s in self.schemas() if s is not schema for a in (s.pk_attr, s.sk_attr)}
-        own = [a for a in attrs if a not in shared]
-        return any(a in item for a in (own or attrs))
+        return tuple(a for a in attrs if a not in shared) or attrs
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
