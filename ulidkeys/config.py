@@ -10,7 +10,9 @@ naming the file, the table and the key, with the fix.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ulidkeys.dynamodb import Entity, Index, Table
-from ulidkeys.errors import InvalidConfig, UlidkeysError, describe
+from ulidkeys.errors import InvalidConfig, KeyAttributeClash, UlidkeysError, describe
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -299,6 +301,25 @@ def _entity(path: Path, name: str, settings: Mapping[str, Any]) -> NamedEntity:
             gsi=indexes(settings),
             **options,
         )
+    except KeyAttributeClash as clash:
+        raise InvalidConfig(_clash_message(path, name, clash)) from None
     except UlidkeysError as error:
         raise InvalidConfig(f"{label}: {error}") from None
     return NamedEntity(name, settings["table"], entity, dict(settings))
+
+
+def _clash_message(path: Path, name: str, clash: KeyAttributeClash) -> str:
+    """An index key attribute clash named by the dotted path of the index's table as the file
+    spells it (``[tool.ulidkeys.entities.posts.gsi.GSI1]`` in a pyproject) and its key."""
+    top = ["tool", "ulidkeys"] if path.name == PYPROJECT else []
+    dotted = ".".join(_toml_key(part) for part in (*top, "entities", name, "gsi", clash.index))
+    if clash.defaulted:
+        given = f"{clash.setting} (not set: the default {json.dumps(clash.attr)})"
+    else:
+        given = f"{clash.setting} = {json.dumps(clash.attr)}"
+    return f"{path}: [{dotted}] {given} {clash.reason}"
+
+
+def _toml_key(key: str) -> str:
+    """A TOML key as written: bare when it can be, else quoted."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)

@@ -202,6 +202,33 @@ class InvalidKeyTemplate(InvalidValue):
     """A key template such as ``"Post#{id}"`` that breaks a rule (placeholders, separators)."""
 
 
+class KeyAttributeClash(InvalidKeyTemplate):
+    """An index key attribute that is also the table's (or another index's) key attribute but
+    would hold another value: ``keys()`` would return one key in place of the other, and a
+    ``put_item`` of them would write to the wrong partition. Refused when the entity is declared.
+
+    ``index`` names the index, ``setting`` the argument (``"pk_attr"`` or ``"sk_attr"``),
+    ``attr`` the attribute name, ``defaulted`` whether the name is the default (not given),
+    ``reason`` the rest of the message (what the attribute already holds, and the fix).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        index: str = "",
+        setting: str = "",
+        attr: str = "",
+        defaulted: bool = False,
+        reason: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        self.setting = setting
+        self.attr = attr
+        self.defaulted = defaulted
+        self.reason = reason
+
+
 class InvalidKeyField(InvalidValue):
     """A key field value that is missing, empty, of the wrong type or holds the separator."""
 

@@ -158,7 +158,9 @@ class ULID:
         stored uppercase), a UUID (``uuid.UUID`` or its 36 characters), 32 hex digits, 16
         bytes, a ULID's int (37 digits, as today's have; any other int is a time in ms, as
         python-ulid reads it), a float of seconds, a datetime, or an id object of another
-        library (python-ulid, uuid6, uuid_utils: read through ``.bytes``)."""
+        library (python-ulid, uuid6, uuid_utils: read through ``.bytes``). A time (an int of
+        ms, a float, a datetime) gives a new id of that time, with a fresh random part on every
+        call, as python-ulid's does; a pydantic field refuses times for that reason."""
         if isinstance(value, str):
             if len(value) == 26:
                 return cls._trusted(_canonical(value))
@@ -453,8 +455,10 @@ class ULID:
     # pydantic v2 -------------------------------------------------------------------------
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """A pydantic field of this type validates a ULID, its 26 characters, 16 bytes or its
-        int (as python-ulid's), and serializes to the text in JSON."""
+        """A pydantic field of this type validates a ULID, its 26 characters, its 16 bytes, its
+        128-bit int as :meth:`parse` reads one (37 digits), a ``uuid.UUID`` or another library's
+        id object, and serializes to the text in JSON. A time (a float, a datetime, any other
+        int) is refused: :meth:`parse` would make a new random id of it on every call."""
         from pydantic_core import core_schema  # pydantic is optional: only its users get here
 
         return core_schema.no_info_wrap_validator_function(
@@ -477,19 +481,42 @@ class ULID:
         from pydantic_core import PydanticCustomError
 
         try:
-            if isinstance(value, builtins.int) and not isinstance(value, bool):
-                ulid = cls.from_int(value)
-            elif isinstance(value, str):
-                ulid = cls.from_str(value)
-            elif isinstance(value, ULID):
-                ulid = value
-            else:
-                ulid = cls.parse(value)
+            ulid = cls._validated(value)
         except (ValueError, TypeError) as error:
             raise PydanticCustomError(
                 "ulid_format", "Unrecognized format: {error}", {"error": str(error)}
             ) from error
         return handler(ulid)
+
+    @classmethod
+    def _validated(cls, value: Any) -> ULID:
+        """The one ULID ``value`` names, read as :meth:`parse` reads it (text: 26 characters
+        only, python-ulid's pydantic rule); InvalidULID/InvalidType for a time, of which
+        :meth:`parse` makes a fresh random id - validating must give the same value every time.
+        """
+        if isinstance(value, ULID):
+            return value
+        if isinstance(value, str):
+            return cls.from_str(value)
+        if isinstance(value, builtins.int) and not isinstance(value, bool):
+            if _INT_LOW <= value < _INT_LOW * 10:
+                return cls.from_int(value)
+            raise InvalidULID(
+                f"{describe(value)} is no ULID's 128-bit value as ULID.parse reads ints (37 "
+                "digits, as every id made from March 1996 to February 2232 has); it reads any "
+                "other int as a time in ms and makes a new random id of it, so a ULID field "
+                "refuses it: pass the id's text, or ULID.from_int(n) for the id of that 128-bit "
+                "value, or ULID.min_for(ms) / ULID.from_timestamp(ms) for an id of that time"
+            )
+        if isinstance(value, (float, datetime)):
+            raise InvalidType(
+                f"{describe(value)} is a time ({type(value).__name__}), not an id: "
+                "ULID.parse would make a new random id of it on every call, so a ULID field "
+                "refuses it. Pass the id (its 26 characters, 16 bytes, 128-bit int or a ULID), "
+                "or make one first: ULID.min_for(t) (the smallest id of that time) or "
+                "ULID.from_timestamp(t) / ULID.from_datetime(t) (a new random id of it)"
+            )
+        return cls.parse(value)  # bytes, uuid.UUID, id objects: each names one id
 
 
 # The slot's own setter: about twice as fast as object.__setattr__ on the hot path.

@@ -19,6 +19,7 @@ from ulidkeys.errors import (
     InvalidQuery,
     InvalidType,
     InvalidValue,
+    KeyAttributeClash,
     KeyMismatch,
     describe,
     require_count,
@@ -127,7 +128,7 @@ class Entity:
                 raise InvalidKeyTemplate(
                     f"gsi[{index_name!r}]={describe(spec)} must be an Index(pk=..., sk=...)"
                 )
-            self.indexes[index_name] = self._schema(
+            schema = self._schema(
                 index_name,
                 spec.pk,
                 spec.sk,
@@ -136,6 +137,8 @@ class Entity:
                 spec.sparse,
                 False,
             )
+            self._check_shared_attributes(schema, spec)
+            self.indexes[index_name] = schema
         if bucket is not None and not isinstance(bucket, str):
             raise InvalidType(f"bucket={describe(bucket)} must be 'hour', 'day', 'month' or 'year'")
         try:
@@ -153,6 +156,7 @@ class Entity:
                 "counted up, not stamped)"
             )
         self._check_derived_fields()
+        self._telling = {name: self._telling_attrs(s) for name, s in self.indexes.items()}
         self.fields: tuple[str, ...] = tuple(
             dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
         )
@@ -191,6 +195,60 @@ class Entity:
                 f"id scheme (Snowflake-style), not sk={sk!r} with {self.scheme.name}"
             )
         return KeySchema(index, pk_template, sk_template, pk_attr, sk_attr, sparse, numeric_sk)
+
+    def _check_shared_attributes(self, schema: KeySchema, spec: Index) -> None:
+        """Refuse an index key attribute already written from another template.
+
+        ``keys()`` puts every schema's keys in one item, so an attribute named by the table and
+        an index (or by two indexes) gets one value: it may be shared only when both write the
+        very same value - the same template and the same type. Then an index may read the
+        table's own attributes (``pk_attr="PK"`` with the table's pk template, or the inverted
+        index ``pk_attr="SK", sk_attr="PK"`` with the table's templates swapped); any other
+        sharing would return the index's key in place of the table's, and a ``put_item`` of
+        ``keys()`` would write the item to the wrong partition.
+        """
+        for setting, attr, template, given in (
+            ("pk_attr", schema.pk_attr, schema.pk, spec.pk_attr),
+            ("sk_attr", schema.sk_attr, schema.sk, spec.sk_attr),
+        ):
+            for other in (self.table, *self.indexes.values()):
+                for role, other_attr, other_template in (
+                    ("partition", other.pk_attr, other.pk),
+                    ("sort", other.sk_attr, other.sk),
+                ):
+                    numeric = role == "sort" and other.numeric_sk
+                    if other_attr != attr or (other_template == template and not numeric):
+                        continue
+                    owner = "the table's" if other.index is None else f"index {other.index}'s"
+                    held = (
+                        "a Number (numeric_sk=True), where an index key is a string"
+                        if numeric
+                        else f"{other_template.text!r}, where the index writes {template.text!r}"
+                    )
+                    table = self.table
+                    inverted = (
+                        f"an inverted index reads the table's: pk_attr={table.sk_attr!r}, "
+                        f"sk_attr={table.pk_attr!r} with pk={table.sk.text!r}, "
+                        f"sk={table.pk.text!r}"
+                        if not table.numeric_sk
+                        else f"not the table's Number sort key {table.sk_attr!r}"
+                    )
+                    reason = (
+                        f"is {owner} {role} key attribute, written from {held}: keys() would "
+                        "return one key in place of the other, and a put_item of them would "
+                        "write the item to the wrong partition. Give the index attributes of "
+                        f"its own (by default {schema.index}PK / {schema.index}SK), or share an "
+                        f"attribute only with the same template ({inverted})"
+                    )
+                    default = "" if given else " (the default)"
+                    raise KeyAttributeClash(
+                        f"index {schema.index}: {setting}={attr!r}{default} {reason}",
+                        index=schema.index or "",
+                        setting=setting,
+                        attr=attr,
+                        defaulted=not given,
+                        reason=reason,
+                    )
 
     def _check_derived_fields(self) -> None:
         pk_fields = {f for s in self.schemas() for f in s.pk.fields}
@@ -441,8 +499,7 @@ class Entity:
             raise InvalidType(f"item={describe(item)} must be a mapping of attribute names")
         values: dict[str, str] = {}
         for schema in self.schemas():
-            present = [a for a in (schema.pk_attr, schema.sk_attr) if a in item]
-            if schema.index is not None and not present:
+            if schema.index is not None and not self._index_present(schema, item):
                 continue
             for attr, template in ((schema.pk_attr, schema.pk), (schema.sk_attr, schema.sk)):
                 raw = item.get(attr)
@@ -474,6 +531,19 @@ class Entity:
                     f"{values[self.id_field]} belongs in {name} {expected[name]!r}"
                 )
         return {name: value for name, value in values.items() if name not in DERIVED}
+
+    def _index_present(self, schema: KeySchema, item: Mapping[str, Any]) -> bool:
+        """Whether ``item`` holds the keys of the index ``schema`` (a sparse one may be left
+        out): any of its telling attributes is there (:meth:`_telling_attrs`)."""
+        return any(a in item for a in self._telling[schema.index or ""])
+
+    def _telling_attrs(self, schema: KeySchema) -> tuple[str, ...]:
+        """The attributes whose presence tells that an item holds the index ``schema``'s keys:
+        an attribute it shares with the table or another index is there anyway, so only its
+        own tell; an index of shared attributes only is read whenever they are there."""
+        attrs = (schema.pk_attr, schema.sk_attr)
+        shared = {a for s in self.schemas() if s is not schema for a in (s.pk_attr, s.sk_attr)}
+        return tuple(a for a in attrs if a not in shared) or attrs
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
