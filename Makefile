@@ -32,11 +32,16 @@ test: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --cov=ulidkeys --cov-branch \
 		--cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
-# The documentation site, built strictly (a broken link, reference or docstring fails) into site/.
-docs: $(STAMP)
+# The documentation site, built strictly (a broken link, reference or docstring fails) into site/:
+# installs only the docs extra (the package itself and mkdocs).
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-docs-serve: $(STAMP)
+docs-serve: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 # Opens the built home page, a how-to and a reference page in headless Chromium (Debian's
