@@ -357,7 +357,9 @@ def test_hooks_after_the_call_see_what_they_saw_without_the_reader(
 ) -> None:
     """On a resource's client, a handler of ``after-call.dynamodb.Query`` runs before boto3's
     deserializer (typed items), one of ``after-call`` after it (plain items): the reader's
-    stand-in for boto3's deserializer keeps that, in the library's own mode too."""
+    stand-in for boto3's deserializer keeps that, in the library's own mode too (where, with
+    a handler ahead of the conversion that could change the items, the items are converted
+    from the response as without the reader: ``read.items`` stays None)."""
     answering.body, answering.status = b'{"Items":[{"n":{"N":"2.50"},"b":{"B":"AA=="}}]}', 200
     seen: dict[str, list[Any]] = {}
 
@@ -367,16 +369,24 @@ def test_hooks_after_the_call_see_what_they_saw_without_the_reader(
 
         return record
 
-    for name in ("resource", "resource+reader"):
-        client = answering.clients[name]
-        client.meta.events.register("after-call.dynamodb.Query", hook(f"{name} before"))
-        client.meta.events.register("after-call", hook(f"{name} after"))
+    hooks = [
+        (name, event, hook(f"{name} {when}"))
+        for name in ("resource", "resource+reader")
+        for event, when in (("after-call.dynamodb.Query", "before"), ("after-call", "after"))
+    ]
+    for name, event, handler in hooks:
+        answering.clients[name].meta.events.register(event, handler)
     query = {"TableName": "app", "KeyConditionExpression": "PK = :p"}
-    answering.clients["resource"].query(**query)
-    answering.clients["resource+reader"].query(**query)
-    with plain_items() as read:
+    try:
+        answering.clients["resource"].query(**query)
         answering.clients["resource+reader"].query(**query)
-    assert read.items == [{"n": Decimal("2.50"), "b": Binary(b"\0")}]
+        with plain_items() as read:
+            response = answering.clients["resource+reader"].query(**query)
+    finally:  # the clients are the module's
+        for name, event, handler in hooks:
+            answering.clients[name].meta.events.unregister(event, handler)
+    assert read.items is None
+    assert response["Items"] == [{"n": Decimal("2.50"), "b": Binary(b"\0")}]
     for when in ("before", "after"):
         alone = seen[f"resource {when}"]
         assert seen[f"resource+reader {when}"] == alone * 2
@@ -417,7 +427,7 @@ def test_installed_on_one_client_once_and_removable() -> None:
     def spy(response_dict: dict[str, Any], **_: Any) -> None:  # runs after the reader's
         bodies.append(response_dict["body"])
 
-    client.meta.events.register("before-parse", spy)
+    client.meta.events.register_last("before-parse", spy)
     answering.body = body
     assert client.query(TableName="app")["Items"] == [{"n": Decimal(1)}]
     assert bodies[-1] == b'{"Items": []}'  # read: botocore got the rest
@@ -578,7 +588,7 @@ def test_window_on_moto_is_read_by_the_reader(moto_tables: dict[str, Any]) -> No
 
     for table in moto_tables["fast"].values():
         bodies.clear()
-        table.target.client.meta.events.register("before-parse", spy)
+        table.target.client.meta.events.register_last("before-parse", spy)  # after the reader
         try:
             got = list(table.query_window(T0, T0 + 10, page_size=4, org=org))
         finally:

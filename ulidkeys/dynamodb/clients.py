@@ -111,6 +111,12 @@ class Target:
 
         return cls(client, table_name, False, TypeSerializer(), TypeDeserializer())
 
+    @property
+    def deserializer(self) -> Any:
+        """The boto3 TypeDeserializer a plain client's items are converted with (None for a
+        client that answers plain values: boto3 converts them on the client)."""
+        return self._deserializer
+
     def value(self, value: Any) -> Any:
         """One attribute value as this client wants it."""
         return value if self.plain else self._serializer.serialize(value)

@@ -11,17 +11,17 @@ is botocore's.
 from __future__ import annotations
 
 import base64
-import inspect
 import json
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple, cast
 
 #: botocore emits ``before-parse.dynamodb.<Operation>`` before it parses an answer, with a dict
-#: that is merged into the parsed response; the handler is registered for all of them and
-#: keeps to the operations of :data:`READS`.
-EVENT = "before-parse.dynamodb"
+#: that is merged into the parsed response; the handler is registered last for all of them
+#: (after every other handler) and keeps to the operations of :data:`READS`.
+EVENT = "before-parse"
 #: Registered under this id, so installing twice keeps one handler.
 HANDLER_ID = "ulidkeys.dynamodb.pages"
 
@@ -236,10 +236,14 @@ class PageReader:
 class PlainItems:
     """Where the handler leaves the plain items of one of the library's own calls."""
 
-    __slots__ = ("items", "operation", "typed")
+    __slots__ = ("deserializer", "items", "operation", "typed")
 
-    def __init__(self, operation: str) -> None:
+    def __init__(self, operation: str, deserializer: Any = None) -> None:
         self.operation = operation
+        #: The TypeDeserializer the caller converts a plain client's items with (None: a new
+        #: ``boto3.dynamodb.types.TypeDeserializer()``); a resource's client converts with
+        #: boto3's own, whatever this is.
+        self.deserializer = deserializer
         #: The plain items of the last answer read, or None.
         self.items: Any = None
         #: The same items as botocore's (the object handed to botocore), to recognise them.
@@ -258,14 +262,22 @@ _WANTED: ContextVar[PlainItems | None] = ContextVar("ulidkeys.dynamodb.pages", d
 
 
 @contextmanager
-def plain_items(operation: str = "Query") -> Iterator[PlainItems]:
+def plain_items(operation: str = "Query", deserializer: Any = None) -> Iterator[PlainItems]:
     """For the ``operation`` call made inside: if the installed reader reads its answer, the
     item member (``Items``, ``Item``, ``Responses``) is also converted straight to boto3's
     plain values, left in the yielded :class:`PlainItems`; the response is what it would be
     without the reader, except that a resource's client does not convert those items again
-    (its deserializer takes the ones read). If the reader does not read the answer, ``items``
-    stays None. Per thread and per asyncio task (a context variable)."""
-    wanted = PlainItems(operation)
+    (its deserializer takes the ones read). Per thread and per asyncio task (a context
+    variable).
+
+    The items are read plain only when that gives what the deserializer in force would:
+    ``deserializer`` (a plain client's; by default a new ``TypeDeserializer()``) or a
+    resource's client's own is boto3's as shipped (class and methods unpatched, numbers read
+    with the ``boto3.dynamodb.types.DYNAMODB_CONTEXT`` in force at the call), and no
+    ``after-call`` handler sees or changes the items before they are converted. Otherwise
+    ``items`` stays None and the caller converts the response's own items, as without the
+    reader."""
+    wanted = PlainItems(operation, deserializer)
     token = _WANTED.set(wanted)
     try:
         yield wanted
@@ -280,6 +292,14 @@ def _wanted(operation: str) -> PlainItems | None:
 
 # --- installing on a client ----------------------------------------------------------------
 
+#: botocore logs every body its parsers read here (DEBUG): while it does, the reader leaves
+#: pages to botocore, so the log shows the body DynamoDB sent, not the rest the reader leaves.
+_PARSER_LOG = logging.getLogger("botocore.parsers")
+#: Where and under which id boto3 hooks its deserializer onto a resource's client
+#: (``boto3.dynamodb.transform.DynamoDBHighLevelResource``).
+AFTER_CALL = "after-call.dynamodb"
+BOTO3_OUTPUT_ID = "dynamodb-attr-value-output"
+
 
 def install_fast_pages(client: Any) -> bool:
     """Read this client's DynamoDB pages with :class:`PageReader` (a handler on the client's
@@ -288,15 +308,17 @@ def install_fast_pages(client: Any) -> bool:
     nor on one whose session parses blobs or timestamps its own way. Installing twice keeps
     one handler. Works on boto3 and aiobotocore clients, and on a resource's client.
 
-    The handler reads a 200 answer's body with :func:`json.loads`; when every item map holds
+    The handler runs after every other ``before-parse`` handler (registered last, on all of
+    them) and reads a 200 answer's body with :func:`json.loads`; when every item map holds
     only DynamoDB's own value forms (and the answer only members the model knows), it hands
-    botocore the items as botocore builds them in
-    ``customized_response_dict`` (merged into the parsed response) and the rest of the body
-    (Count, LastEvaluatedKey, ConsumedCapacity, UnprocessedKeys...), which botocore parses as
-    before. Errors, other statuses and pages it cannot fully read go to botocore untouched.
-    On a resource's client, boto3's after-call deserializer (``dynamodb-attr-value-output``)
-    is replaced by the same one that takes the items already read plain for the library's
-    own calls (:func:`plain_items`) instead of converting them a second time.
+    botocore the items as botocore builds them in ``customized_response_dict`` (merged into
+    the parsed response) and the rest of the body (Count, LastEvaluatedKey,
+    ConsumedCapacity, UnprocessedKeys...), which botocore parses as before. Errors, other
+    statuses, pages it cannot fully read, and every page while botocore's parser logs bodies
+    (``botocore.parsers`` at DEBUG) go to botocore untouched. On a resource's client, boto3's
+    after-call deserializer (``dynamodb-attr-value-output``) is replaced, in its place among
+    the handlers, by one that hands on the items already read plain for the library's own
+    calls (:func:`plain_items`) and calls boto3's for everything else.
     """
     meta = getattr(client, "meta", None)
     events = getattr(meta, "events", None)
@@ -307,8 +329,43 @@ def install_fast_pages(client: Any) -> bool:
         return False
     if _custom_parsers(client) or not _known_model(model):
         return False
-    reader = _boto3_reader()
+    from boto3.dynamodb import types  # boto3: an optional extra
+
+    typed_reader = _boto3_reader()
     known = {operation: _members(model, operation) for operation in READS}
+    emitter = _emitter(events)
+    # plain_ok: the library's own calls may take items read plain (the client's after-call
+    # conversion is known: none, or boto3's, now ours in its place)
+    plain_ok, output = _take_boto3_output(emitter) if emitter is not None else (False, None)
+    shipped = _shipped_deserializer()
+    if shipped is None:
+        plain_ok = False
+    # the reader of plain values, rebuilt when the number context or Binary in force changes
+    current: list[Any] = [types.DYNAMODB_CONTEXT, types.Binary, typed_reader]
+
+    def plain_reader() -> PageReader | None:
+        context, binary = types.DYNAMODB_CONTEXT, types.Binary
+        if context is not current[0] or binary is not current[1]:
+            number = getattr(context, "create_decimal", None)
+            if not callable(number):
+                return None  # boto3 fails on every number: botocore's page, boto3's error
+            current[:] = context, binary, PageReader(number, binary)
+        return cast(PageReader, current[2])
+
+    def plain_wanted(wanted: PlainItems, operation: str) -> bool:
+        """Whether reading plain gives what the deserializer in force gives, and nothing
+        sees the items between (checked per call: these can change at any time)."""
+        if output is not None:
+            deserializer = output.deserializer()
+        elif wanted.deserializer is not None:
+            deserializer = wanted.deserializer
+        else:
+            return _is_shipped(types.TypeDeserializer, shipped) and _runs_first(
+                emitter, f"{AFTER_CALL}.{operation}", None
+            )
+        return _is_shipped_instance(deserializer, shipped) and _runs_first(
+            emitter, f"{AFTER_CALL}.{operation}", output
+        )
 
     def before_parse(
         operation_model: Any,
@@ -323,56 +380,56 @@ def install_fast_pages(client: Any) -> bool:
         wanted = _wanted(operation)
         if wanted is not None:
             wanted.items = wanted.typed = None  # a retried call: only the last answer counts
-        if response_dict.get("status_code") != 200:
+        if response_dict.get("status_code") != 200 or _PARSER_LOG.isEnabledFor(logging.DEBUG):
             return
         body = response_dict.get("body")
         if not isinstance(body, bytes):
             return
         member, form = where
-        read = reader.read(body, member, form, wanted is not None, known[operation])
+        reader: PageReader | None = typed_reader
+        plain = wanted is not None and plain_ok and plain_wanted(wanted, operation)
+        if plain:
+            reader = plain_reader()
+            if reader is None:
+                return
+        read = cast(PageReader, reader).read(body, member, form, plain, known[operation])
         if read is None:
             return
-        if wanted is not None:
+        if wanted is not None and plain:
             wanted.items, wanted.typed = read.plain, read.typed
         customized_response_dict[member] = read.typed
         response_dict["body"] = read.rest  # the rest, and the items as empty: botocore's
 
-    events.register(EVENT, before_parse, unique_id=HANDLER_ID)
-    if _deserializes_output(client):
-        events.unregister(AFTER_CALL, unique_id=BOTO3_OUTPUT_ID)
-        events.register(AFTER_CALL, _ResourceOutput(), unique_id=BOTO3_OUTPUT_ID)
+    # last of all: every other before-parse handler sees the body DynamoDB sent
+    events.register_last(EVENT, before_parse, unique_id=HANDLER_ID)
     return True
 
 
 def remove_fast_pages(client: Any) -> None:
     """Undo :func:`install_fast_pages` on ``client`` (botocore parses every page again, and a
-    resource's client gets boto3's own deserializer back)."""
+    resource's client gets boto3's own deserializer back, in its place)."""
     events = client.meta.events
     events.unregister(EVENT, unique_id=HANDLER_ID)
-    if _deserializes_output(client):
-        from boto3.dynamodb.transform import TransformationInjector
-
-        events.unregister(AFTER_CALL, unique_id=BOTO3_OUTPUT_ID)
-        handler = TransformationInjector().inject_attribute_value_output
-        events.register(AFTER_CALL, handler, unique_id=BOTO3_OUTPUT_ID)
-
-
-#: Where and under which id boto3 hooks its deserializer onto a resource's client
-#: (``boto3.dynamodb.transform.DynamoDBHighLevelResource``).
-AFTER_CALL = "after-call.dynamodb"
-BOTO3_OUTPUT_ID = "dynamodb-attr-value-output"
+    emitter = _emitter(events)
+    if emitter is not None:
+        ours = emitter._unique_id_handlers.get(BOTO3_OUTPUT_ID, {}).get("handler")
+        if isinstance(ours, _ResourceOutput):
+            _replace(emitter, AFTER_CALL, BOTO3_OUTPUT_ID, ours, ours.boto3)
 
 
 class _ResourceOutput:
-    """boto3's deserializer of a resource's client's answers, except that the items of an
-    answer the reader read for :func:`plain_items` are replaced by the plain ones it made
-    (when no handler before this one swapped them); every other member, and every other
-    answer, is boto3's to convert."""
+    """boto3's deserializer of a resource's client's answers (the handler it registered,
+    kept), except that the items of an answer the reader read for :func:`plain_items` are
+    replaced by the plain ones it made (when no handler before this one swapped them); every
+    other member, and every other answer, is boto3's to convert."""
 
-    def __init__(self) -> None:
-        from boto3.dynamodb.transform import TransformationInjector  # boto3: optional extra
+    def __init__(self, boto3: Callable[..., None]) -> None:
+        self.boto3 = boto3
 
-        self.boto3 = TransformationInjector().inject_attribute_value_output
+    def deserializer(self) -> Any:
+        """The TypeDeserializer boto3's handler converts with (read per call: it could be
+        replaced)."""
+        return getattr(getattr(self.boto3, "__self__", None), "_deserializer", None)
 
     def __call__(self, parsed: dict[str, Any], model: Any, **kwargs: Any) -> None:
         operation = getattr(model, "name", None)
@@ -391,29 +448,125 @@ class _ResourceOutput:
         parsed[member] = wanted.items
 
 
-def _deserializes_output(client: Any) -> bool:
-    """Whether a DynamoDB client's answers are deserialized by an after-call handler (a
-    resource's client): asked by emitting that event on a probe answer, as boto3 would.
-    aiobotocore clients (no resource form; their events are awaited) are not asked."""
-    parsed: dict[str, Any] = {"Item": {"probe": {"S": "probe"}}}
+# botocore's event system offers no way to list or replace a handler in place: these read its
+# HierarchicalEmitter (botocore and aiobotocore alike). Where it is not as expected, nothing is
+# replaced and the library's own calls are not read plain (botocore's values, boto3's
+# conversion): slower, never different.
+
+
+def _emitter(events: Any) -> Any:
+    """The HierarchicalEmitter behind a client's ``meta.events``, or None if not known."""
+    emitter = getattr(events, "_emitter", events)
+    handlers = getattr(emitter, "_handlers", None)
+    if (
+        isinstance(getattr(emitter, "_unique_id_handlers", None), dict)
+        and isinstance(getattr(emitter, "_lookup_cache", None), dict)
+        and isinstance(getattr(handlers, "_root", None), dict)
+        and callable(getattr(handlers, "prefix_search", None))
+    ):
+        return emitter
+    return None
+
+
+def _take_boto3_output(emitter: Any) -> tuple[bool, _ResourceOutput | None]:
+    """(whether the library's own calls may be read plain, the resource's deserializer now
+    ours): no after-call deserializer (a plain client), boto3's replaced in its place (a
+    resource's client), or one not known (left alone, nothing read plain)."""
+    from boto3.dynamodb.transform import TransformationInjector  # boto3: optional extra
+
+    entry = emitter._unique_id_handlers.get(BOTO3_OUTPUT_ID)
+    if entry is None:
+        return True, None
+    handler: Any = entry.get("handler") if isinstance(entry, dict) else None
+    if isinstance(handler, _ResourceOutput):
+        return True, handler  # installed before
+    if (
+        getattr(handler, "__func__", None)
+        is not TransformationInjector.inject_attribute_value_output
+    ):
+        return False, None
+    ours = _ResourceOutput(handler)
+    if not _replace(emitter, AFTER_CALL, BOTO3_OUTPUT_ID, handler, ours):
+        return False, None
+    return True, ours
+
+
+def _replace(emitter: Any, event: str, unique_id: str, old: Any, new: Any) -> bool:
+    """Put ``new`` where ``old`` (registered for ``event`` under ``unique_id``) is, so every
+    other handler keeps its order around it; whether it was done."""
     try:
-        model = client.meta.service_model.operation_model("GetItem")
-        pending = client.meta.events.emit(
-            f"{AFTER_CALL}.ulidkeys-probe",
-            http_response=None,
-            parsed=parsed,
-            model=model,
-            context={},
-        )
+        entry = emitter._unique_id_handlers[unique_id]
+        if entry.get("handler") is not old or "count" in entry:
+            return False
+        node = emitter._handlers._root
+        for part in event.split("."):
+            node = node["children"][part]
+        for section in node["values"]:
+            for index, handler in enumerate(section):
+                if handler is old:
+                    section[index] = new
+                    entry["handler"] = new
+                    emitter._lookup_cache = {}
+                    return True
     except Exception:
         return False
-    if inspect.isawaitable(pending):  # aiobotocore: no resource form; nothing ran
-        cast(Any, pending).close()
+    return False
+
+
+def _runs_first(emitter: Any, event: str, handler: Any) -> bool:
+    """Whether ``handler`` is the first handler of ``event`` (None: whether it has none), so
+    no other handler sees or changes an answer before it (or before the library does)."""
+    try:
+        handlers = emitter._lookup_cache.get(event)  # what the next emit calls, once emitted
+        if handlers is None:
+            handlers = emitter._handlers.prefix_search(event)
+        return (handlers[0] if handlers else None) is handler
+    except Exception:
         return False
-    return bool(parsed["Item"] == {"probe": "probe"})
+
+
+Shipped = tuple[type, dict[str, Any]]
+
+
+def _shipped_deserializer() -> Shipped | None:
+    """boto3's TypeDeserializer as shipped, and its members, or None if neither
+    ``boto3.dynamodb.types`` nor ``boto3.dynamodb.transform`` holds it unpatched."""
+    from boto3.dynamodb import transform, types  # boto3: an optional extra
+
+    # transform imported the class by name: still the shipped one if only types' was swapped
+    for cls in (types.TypeDeserializer, getattr(transform, "TypeDeserializer", None)):
+        if (
+            isinstance(cls, type)
+            and cls.__module__ == types.__name__
+            and cls.__qualname__ == "TypeDeserializer"
+            and cls.__bases__ == (object,)
+            and all(
+                getattr(value, "__module__", types.__name__) == types.__name__
+                and getattr(value, "__qualname__", f"TypeDeserializer.{name}")
+                == f"TypeDeserializer.{name}"
+                for name, value in vars(cls).items()
+                if callable(value)
+            )
+        ):
+            return cls, dict(vars(cls))
+    return None
+
+
+def _is_shipped(cls: Any, shipped: Shipped | None) -> bool:
+    """Whether ``cls`` is boto3's TypeDeserializer, its members unchanged since install."""
+    return shipped is not None and cls is shipped[0] and cls.__dict__ == shipped[1]
+
+
+def _is_shipped_instance(deserializer: Any, shipped: Shipped | None) -> bool:
+    """Whether ``deserializer`` is a plain instance of the shipped TypeDeserializer (no
+    method set on the instance either)."""
+    return _is_shipped(deserializer.__class__, shipped) and not getattr(
+        deserializer, "__dict__", True
+    )
 
 
 def _boto3_reader() -> PageReader:
+    """A reader of boto3's values with the number context and Binary in force now."""
     from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary  # boto3: an optional extra
 
     return PageReader(DYNAMODB_CONTEXT.create_decimal, Binary)

@@ -52,7 +52,10 @@ class QuerySource:
     def reading(self) -> AbstractContextManager[PlainItems]:
         """Around a ``query`` call (the sync and async shells'): where the fast reader leaves
         the page's plain items (``.items`` stays None when botocore read the page)."""
-        return plain_items("Query") if self.fast_pages else nullcontext(PlainItems("Query"))
+        if not self.fast_pages:
+            return nullcontext(PlainItems("Query"))
+        # the reader reads plain only while this deserializer (a plain client's) is boto3's
+        return plain_items("Query", self.target.deserializer)
 
     def request(self, call: QueryCall, token: Any, limit: int | None) -> dict[str, Any]:
         """The ``query`` arguments of a call's page (the sync and async shells')."""
