@@ -88,7 +88,7 @@ def test_found_here_then_above_then_in_the_user_directory(here: Path, tmp_path: 
         ("[entities.e]\ntable = 'app'\npk = 'Org#{org}'\n", "[entities.e] needs sk"),
         ("[entities.e]\ntable='a'\npk='O#{org}'\nsk='P#{id}'\nbucket='week'\n", "[entities.e]:"),
         ("[tables.x]\n", "unknown table [tables]"),
-        ("layouts = 3\n", "layouts must be tables"),
+        ("layouts = 3\n", "layouts = 3 must be tables: [layouts.NAME]"),
         ("[layouts.p\n", "not valid TOML"),
     ],
 )
