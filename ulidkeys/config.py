@@ -44,8 +44,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 #: What a layout or entity name may hold: the rule, as messages state it. A name is typed on the
 #: command line (``ulidkeys ls NAME``), so it is what a shell word and a TOML bare key both take.
-NAME_RULE = "1 to 64 ASCII letters, digits, '_' and '-', not starting with '-'"
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
+NAME_RULE = "ASCII letters, digits, '_' and '-', not starting with '-'"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 #: What a GSI name (``[entities.NAME.gsi.INDEX]``) and a table name hold: DynamoDB's own rule.
 DYNAMODB_NAME_RULE = "3 to 255 ASCII letters, digits, '_', '-' and '.' (DynamoDB's rule)"
 _DYNAMODB_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
@@ -417,9 +417,10 @@ def _tables(
     for name, settings in tables.items():
         table = where.at(kind, name)
         if not is_name(name):
+            what, example = ("a layout", "photos") if kind == "layouts" else ("an entity", "posts")
             raise table.error(
-                f"{name!r} cannot name a {kind[:-1]}: a name is {NAME_RULE} (e.g. "
-                f"[{where.dotted(kind, 'photos' if kind == 'layouts' else 'posts')}])"
+                f"{describe(name)} cannot name {what}: a name is {NAME_RULE} (e.g. "
+                f"[{where.dotted(kind, example)}])"
             )
         if not isinstance(settings, dict):
             raise table.file_error(
@@ -460,7 +461,9 @@ def _check_keys(
 def _check_index(entity: _Where, index: str, declared: object) -> None:
     table = entity.at("gsi", index)
     if _DYNAMODB_NAME.fullmatch(index) is None:
-        raise table.error(f"{index!r} cannot name an index: an index name is {DYNAMODB_NAME_RULE}")
+        raise table.error(
+            f"{describe(index)} cannot name an index: an index name is {DYNAMODB_NAME_RULE}"
+        )
     if not isinstance(declared, dict):
         raise table.file_error(
             f"{table.dotted()} = {describe(declared)} must be a table with pk and sk: "
