@@ -11,6 +11,8 @@ from pathlib import Path
 import boto3
 import pytest
 from faults import moto_server
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from ulidkeys import config
 from ulidkeys.cli import main
@@ -88,7 +90,7 @@ def test_found_here_then_above_then_in_the_user_directory(here: Path, tmp_path: 
         ("[entities.e]\ntable = 'app'\npk = 'Org#{org}'\n", "[entities.e] needs sk"),
         ("[entities.e]\ntable='a'\npk='O#{org}'\nsk='P#{id}'\nbucket='week'\n", "[entities.e]:"),
         ("[tables.x]\n", "unknown table [tables]"),
-        ("layouts = 3\n", "layouts must be tables"),
+        ("layouts = 3\n", "layouts = 3 must be tables: [layouts.NAME]"),
         ("[layouts.p\n", "not valid TOML"),
     ],
 )
@@ -205,3 +207,153 @@ def test_named_layout_and_entity_run_as_the_flags_do(
     loaded = config.load()
     assert len(list(loaded.bucket("photos", s3).list_window(window[1], window[3]))) == 21
     assert isinstance(loaded.bucket("photos", s3), Bucket)
+
+
+# --- the file found is the file used; every wrong shape one line naming its dotted path --------
+
+
+def test_a_nearer_broken_pyproject_is_reported_not_skipped(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here.parent / "ulidkeys.toml").write_text(CONFIG)  # the farther config, once used instead
+    pyproject = here / "pyproject.toml"
+    pyproject.write_text('[tool.ulidkeys.layouts.photos]\nlocation = "s3://photos/u/\n')
+    with pytest.raises(InvalidConfig, match=r"it may declare \[tool.ulidkeys\], so it is not"):
+        config.find()
+    assert main(["ls", "photos", "--since", "1h", "--explain"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert f"{pyproject.resolve()}: not valid TOML: Illegal character" in err
+    # unreadable, not a regular file, not UTF-8: reported the same way
+    pyproject.write_bytes(b'[tool.ulidkeys.layouts.photos]\nlocation = "s3://ph\xfftos/u/"\n')
+    with pytest.raises(InvalidConfig, match=r"is not UTF-8 text .* it may declare"):
+        config.find()
+    pyproject.unlink()
+    pyproject.mkdir()
+    with pytest.raises(InvalidConfig, match=r"is a directory, not a config .*; it may declare"):
+        config.find()
+    # a broken pyproject whose text cannot spell [tool.ulidkeys] (no "ulidkeys", no \\u escape)
+    # is someone else's: skipped, and the farther config used
+    pyproject.rmdir()
+    pyproject.write_text('[project]\nname = "x\n')
+    assert config.find() == (here.parent / "ulidkeys.toml").resolve()
+    pyproject.write_text('[tool."\\u0075lidkeys".layouts.photos]\nlocation = "s3://photos/u/\n')
+    with pytest.raises(InvalidConfig, match="not valid TOML"):
+        config.find()
+    pyproject.write_text('[tool."\\u0075lidkeys".layouts.photos]\nlocation = "s3://photos/u/"\n')
+    assert config.find() == pyproject.resolve()  # an escaped spelling is still ours
+
+
+def test_a_nearer_ulidkeys_toml_in_any_state_is_the_one_used(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here.parent / "ulidkeys.toml").write_text(CONFIG)
+    own = here / "ulidkeys.toml"
+    own.mkdir()  # once skipped by is_file(), and the parent's config used
+    assert config.find() == own.resolve()
+    assert main(["ls", "photos", "--since", "1h", "--explain"]) == 2
+    assert f"{own.resolve()}: is a directory" in capsys.readouterr().err
+    own.rmdir()
+    own.symlink_to(here / "nowhere.toml")  # a dangling link: named, not skipped
+    assert main(["config"]) == 2
+    assert f"{own.resolve().parent / 'ulidkeys.toml'}: cannot be read" in capsys.readouterr().err
+
+
+PYPROJECT = [
+    ("[tool]\nulidkeys = 3\n", "tool.ulidkeys = 3 must be a table"),
+    ('tool = "x"\n', "tool = 'x' must be a table"),
+    ('[tool]\nulidkeys = "x"\n', "tool.ulidkeys = 'x' must be a table"),  # once iterated
+    ("[tool.ulidkeys]\nlayouts = 3\n", "tool.ulidkeys.layouts = 3 must be tables"),
+    ("[[tool.ulidkeys.layouts]]\n", "tool.ulidkeys.layouts = [{}] must be tables"),
+    ("[tool.ulidkeys]\nfoo = 1\n", "unknown key tool.ulidkeys.foo = 1"),
+    ("[tool.ulidkeys.tables.x]\n", "unknown table [tool.ulidkeys.tables]"),
+    (
+        "[tool.ulidkeys.layouts.p]\nlocation = 's3://photos/u/'\nshard = 4\n",
+        "[tool.ulidkeys.layouts.p]: unknown key 'shard'",
+    ),
+    ("[tool.ulidkeys.layouts.p]\nshards = 4\n", "[tool.ulidkeys.layouts.p] needs location"),
+    ("[tool.ulidkeys.layouts]\np = 3\n", "tool.ulidkeys.layouts.p = 3 must be a table"),
+    (
+        "[tool.ulidkeys.layouts.p]\nlocation = 's3://photos/u/'\nperiod = 'week'\n",
+        "[tool.ulidkeys.layouts.p]: period",
+    ),
+    (
+        "[tool.ulidkeys.entities.e]\ntable='app'\npk='O#{o}'\nsk='P#{id}'\ngsi={GSI1={pk='a'}}\n",
+        "[tool.ulidkeys.entities.e.gsi.GSI1] needs sk",
+    ),
+]
+NAMES = [
+    (
+        "[layouts.'my.photos']\nlocation = 's3://photos/u/'\n",
+        "[layouts.\"my.photos\"]: 'my.photos'",
+    ),
+    ("[layouts.'a b']\nlocation = 's3://photos/u/'\n", "[layouts.\"a b\"]: 'a b' cannot name"),
+    ("[layouts.'']\nlocation = 's3://photos/u/'\n", "[layouts.\"\"]: '' cannot name a layout"),
+    ("[layouts.-p]\nlocation = 's3://photos/u/'\n", "[layouts.-p]: '-p' cannot name a layout"),
+    ("[entities.'a.b']\ntable='app'\npk='O#{o}'\nsk='P#{id}'\n", "'a.b' cannot name an entity"),
+    ("[entities.e]\ntable=''\npk='O#{o}'\nsk='P#{id}'\n", "table = '' is empty"),
+    ("[entities.e]\ntable='a b'\npk='O#{o}'\nsk='P#{id}'\n", "is not a DynamoDB table name"),
+    ("[entities.e]\ntable='ab'\npk='O#{o}'\nsk='P#{id}'\n", "is not a DynamoDB table name"),
+    ("[entities.e]\ntable='app'\npk='O#{o}'\nsk='P#{id}'\npk_attr=''\n", "pk_attr = '' is empty"),
+    (
+        "[entities.e]\ntable='app'\npk='O#{o}'\nsk='P#{id}'\n[entities.e.gsi.'']\npk='U#{u}'\n"
+        "sk='P#{id}'\n",
+        "[entities.e.gsi.\"\"]: '' cannot name an index",
+    ),
+    (
+        "[entities.e]\ntable='app'\npk='O#{o}'\nsk='P#{id}'\n[entities.e.gsi.GSI1]\npk='U#{u}'\n"
+        "sk='P#{id}'\nsk_attr=''\n",
+        "[entities.e.gsi.GSI1]: sk_attr = '' is empty",  # once quietly the default GSI1SK
+    ),
+    ("[layouts.p]\nlocation = 's3://photos/u/'\nperiod = ''\n", "period = '' is empty"),
+]
+
+
+@pytest.mark.parametrize(("text", "words"), PYPROJECT + NAMES)
+def test_wrong_shapes_are_one_line_naming_the_dotted_path(
+    here: Path, text: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = "pyproject.toml" if "tool" in text.split("\n")[0] else "ulidkeys.toml"
+    path = here / name
+    path.write_text(text)
+    assert main(["config", "--config", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1, err
+    assert f"{path}: " in err and words in err and "please report" not in err
+
+
+def test_the_name_rule_is_stated(here: Path) -> None:
+    (here / "ulidkeys.toml").write_text("[layouts.'a b']\nlocation = 's3://photos/u/'\n")
+    with pytest.raises(InvalidConfig) as raised:
+        config.load()
+    assert config.NAME_RULE in str(raised.value) and "e.g. [layouts.photos]" in str(raised.value)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(max_size=70) | st.from_regex(r"[A-Za-z0-9_-]{1,70}", fullmatch=True))
+@example(name="2024")  # a name, not an S3 URL (ls once took only identifiers as names)
+@example(name="my-photos")
+@example(name="a" * 300)
+@example(name="_")
+def test_a_name_accepted_is_a_name_usable(
+    here: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+    quoted = "".join(c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in quoted)
+    path = here / "ulidkeys.toml"
+    path.write_text(
+        f'[layouts."{quoted}"]\nlocation = "s3://photos/u/"\n'
+        f'[entities."{quoted}"]\ntable = "app"\npk = "Org#{{org}}"\nsk = "Post#{{id}}"\n',
+        encoding="utf-8",
+    )
+    try:
+        loaded = config.load(path)
+    except InvalidConfig as error:
+        assert not config.is_name(name) and config.NAME_RULE in str(error)
+        return
+    assert config.is_name(name) and set(loaded.layouts) == set(loaded.entities) == {name}
+    window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z", "--explain"]
+    assert main(["ls", name, *window]) == 0
+    assert main(["query", name, "--field", "org=acme", *window]) == 0
+    out, err = capsys.readouterr()
+    assert "photos" in out and "Org#acme" in out and err == ""

@@ -3,9 +3,14 @@ command: ``ulidkeys ls photos --since 2h`` and ``ulidkeys.config.load().bucket("
 
 Found like other tools find theirs: ``--config FILE``; else ``ulidkeys.toml`` or a
 ``pyproject.toml`` with ``[tool.ulidkeys]`` in the working directory or the nearest parent; else
-the user's ``$XDG_CONFIG_HOME/ulidkeys/config.toml`` (``~/.config/...``). Every mistake (unknown
-key, wrong type, a layout that contradicts itself) is an :class:`~ulidkeys.errors.InvalidConfig`
-naming the file, the table and the key, with the fix.
+the user's ``$XDG_CONFIG_HOME/ulidkeys/config.toml`` (``~/.config/...``). The file found is the
+file used: one that cannot be read is reported, never skipped for a farther one (a broken
+``pyproject.toml`` is skipped only when its text cannot declare ``[tool.ulidkeys]``). Only a
+regular file of at most :data:`MAX_CONFIG_BYTES` is read, so ``--config /dev/zero`` or a FIFO is
+refused, not read until memory runs out or waited on. Every mistake (unknown key, wrong type, a
+name no command could use, a layout that contradicts itself) is an
+:class:`~ulidkeys.errors.InvalidConfig` of one line naming the file and the dotted path of the
+table or key as the file spells it (``[tool.ulidkeys.layouts.p]`` in a pyproject), with the fix.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +39,23 @@ else:  # pragma: no cover - Python 3.10 reads TOML with the backport
 #: The file names looked for in the working directory and its parents.
 CONFIG_FILE = "ulidkeys.toml"
 PYPROJECT = "pyproject.toml"
+#: The largest config file read, in bytes (1 MiB): a config is a few KiB, and a bound keeps a
+#: wrong ``--config`` (a log, a disk image) from being read into memory whole.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+#: What a layout or entity name may hold: the rule, as messages state it. A name is typed on the
+#: command line (``ulidkeys ls NAME``), so it is what a shell word and a TOML bare key both take.
+NAME_RULE = "ASCII letters, digits, '_' and '-', not starting with '-'"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+#: What a GSI name (``[entities.NAME.gsi.INDEX]``) and a table name hold: DynamoDB's own rule.
+DYNAMODB_NAME_RULE = "3 to 255 ASCII letters, digits, '_', '-' and '.' (DynamoDB's rule)"
+_DYNAMODB_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
+#: A table may also be named by its ARN (DynamoDB takes either as TableName).
+_TABLE_ARN = re.compile(r"arn:[a-z0-9-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/[A-Za-z0-9_.-]{3,255}")
+#: A TOML bare key: written as is in a dotted path; any other key is written quoted.
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+#: String settings that may be empty: ``suffix = ""`` is the default (any extension).
+_MAY_BE_EMPTY = frozenset({"suffix"})
 
 #: What a ``[layouts.NAME]`` table takes, and the TOML type of each key.
 LAYOUT_KEYS: Mapping[str, type] = {
@@ -137,10 +160,13 @@ class Config:
         return self.entities[name]
 
     def _missing(self, kind: str, name: str, found: Mapping[str, object]) -> InvalidConfig:
-        where = f"in {self.path}" if self.path else "(no config file found: see `ulidkeys config`)"
+        path = self.path
+        where = f"in {_shown(path)}" if path else "(no config file found: see `ulidkeys config`)"
+        base = ("tool", "ulidkeys") if path is not None and path.name == PYPROJECT else ()
+        table = _Where("", base, kind, name).table()
         declared = ", ".join(found) or "none"
         other = "s3://BUCKET/PREFIX" if kind == "layouts" else "--pk and --sk"
-        return InvalidConfig(f"no [{kind}.{name}] {where} (declared: {declared}); or give {other}")
+        return InvalidConfig(f"no {table} {where} (declared: {declared}); or give {other}")
 
     def bucket(self, name: str, client: Any) -> Bucket:
         """The layout ``name`` bound to an S3 client: ``load().bucket("photos", s3)``."""
@@ -151,6 +177,11 @@ class Config:
         return self.entity(name).table(table_or_client)
 
 
+def is_name(text: str) -> bool:
+    """Whether ``text`` may name a layout or an entity (:data:`NAME_RULE`)."""
+    return _NAME.fullmatch(text) is not None
+
+
 def user_config_path() -> Path:
     """``$XDG_CONFIG_HOME/ulidkeys/config.toml``, or ``~/.config/ulidkeys/config.toml``."""
     home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
@@ -158,24 +189,45 @@ def user_config_path() -> Path:
 
 
 def find(start: Path | None = None) -> Path | None:
-    """The config file that applies in ``start`` (default: the working directory)."""
-    folder = (start or Path.cwd()).resolve()
+    """The config file that applies in ``start`` (default: the working directory).
+
+    The nearest ``ulidkeys.toml`` (whatever state it is in: :func:`load` reports what is wrong
+    with it), or the nearest ``pyproject.toml`` that declares ``[tool.ulidkeys]`` or may (one
+    that cannot be read, or is not valid TOML and mentions ``ulidkeys``, is an InvalidConfig
+    naming it); else the user's config file; None if there is none.
+    """
+    try:
+        folder = (start or Path.cwd()).resolve()
+    except OSError as error:
+        raise InvalidConfig(
+            f"the working directory cannot be read ({error.strerror or error}); pass --config FILE"
+        ) from None
     for directory in (folder, *folder.parents):
         own = directory / CONFIG_FILE
-        if own.is_file():
+        if os.path.lexists(own):
             return own
         pyproject = directory / PYPROJECT
-        if pyproject.is_file() and _has_tool_table(pyproject):
+        if os.path.lexists(pyproject) and _declares_ours(pyproject):
             return pyproject
     user = user_config_path()
-    return user if user.is_file() else None
+    return user if os.path.lexists(user) else None
 
 
-def _has_tool_table(path: Path) -> bool:
+def _declares_ours(path: Path) -> bool:
+    """Whether a ``pyproject.toml`` declares ``[tool.ulidkeys]``; InvalidConfig naming it when
+    it may and cannot be read or parsed (skipping it would use a farther config in silence)."""
+    shown = _shown(path)
+    unsure = "; it may declare [tool.ulidkeys], so it is not skipped: fix it, or pass --config"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False  # someone else's broken pyproject is not ours to report
+        raw = _read_bytes(path)
+    except InvalidConfig as error:
+        raise InvalidConfig(f"{error}{unsure}") from None
+    if b"ulidkeys" not in raw and b"\\u" not in raw and b"\\U" not in raw:
+        return False  # no TOML spelling of the key (bare, quoted or escaped): not ours
+    try:
+        data = _toml(shown, _decode(shown, raw))
+    except InvalidConfig as error:
+        raise InvalidConfig(f"{error}{unsure}") from None
     tool = data.get("tool")
     return isinstance(tool, dict) and "ulidkeys" in tool
 
@@ -185,85 +237,243 @@ def load(path: str | os.PathLike[str] | None = None) -> Config:
     chosen = Path(path) if path is not None else find()
     if chosen is None:
         return Config()
+    shown = _shown(chosen)
+    return parse(_decode(shown, _read_bytes(chosen)), chosen)
+
+
+def _shown(path: Path) -> str:
+    """A path as messages name it: as given, or quoted when it holds a line break or the like
+    (an error is one line)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
+def _kind(mode: int) -> str:
+    kinds = {
+        stat.S_ISDIR: "a directory",
+        stat.S_ISFIFO: "a FIFO (named pipe)",
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+        stat.S_ISSOCK: "a socket",
+    }
+    return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+
+
+def _check_file(shown: str, status: os.stat_result) -> None:
+    """A regular file of at most MAX_CONFIG_BYTES, or InvalidConfig saying what it is."""
+    if not stat.S_ISREG(status.st_mode):
+        raise InvalidConfig(
+            f"{shown}: is {_kind(status.st_mode)}, not a config file (a regular TOML file)"
+        )
+    if status.st_size > MAX_CONFIG_BYTES:
+        raise InvalidConfig(
+            f"{shown}: is {status.st_size:,} bytes; a config file is at most "
+            f"{MAX_CONFIG_BYTES:,} bytes (1 MiB)"
+        )
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of a config file: only a regular file is opened (a FIFO would block, a device
+    never end), and at most MAX_CONFIG_BYTES are read."""
+    shown = _shown(path)
     try:
-        text = chosen.read_text(encoding="utf-8")
+        _check_file(shown, os.stat(path))
+        # O_NONBLOCK: a FIFO put in its place after the check opens without waiting for a
+        # writer, and is then refused by the same check on the open file.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        descriptor = os.open(path, flags)
+        with os.fdopen(descriptor, "rb") as file:
+            _check_file(shown, os.fstat(file.fileno()))
+            raw = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise InvalidConfig(f"{chosen}: cannot be read ({error.strerror or error})") from None
-    except UnicodeDecodeError:
-        raise InvalidConfig(f"{chosen}: is not UTF-8 text") from None
-    return parse(text, chosen)
+        raise InvalidConfig(f"{shown}: cannot be read ({error.strerror or error})") from None
+    if len(raw) > MAX_CONFIG_BYTES:  # it grew after the check
+        raise InvalidConfig(f"{shown}: is more than {MAX_CONFIG_BYTES:,} bytes (1 MiB)")
+    return raw
+
+
+def _decode(shown: str, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise InvalidConfig(
+            f"{shown}: is not UTF-8 text (byte {raw[error.start]:#04x} on line {line}); a "
+            "config file is TOML, which is UTF-8"
+        ) from None
+
+
+def _toml(shown: str, text: str) -> dict[str, Any]:
+    """TOML text as tables; a UTF-8 byte order mark (which Windows editors write) is skipped."""
+    try:
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as error:
+        raise InvalidConfig(f"{shown}: not valid TOML: {error}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise InvalidConfig(
+            f"{shown}: arrays or inline tables are nested too deeply to read; a config file "
+            "holds tables of plain values"
+        ) from None
+
+
+def _key(key: str) -> str:
+    """One key of a dotted path as TOML writes it: bare, or quoted (shortened if very long)."""
+    if _BARE_KEY.fullmatch(key) and len(key) <= 80:
+        return key
+    if len(key) > 80:
+        key = key[:77] + "..."
+    escaped = "".join(
+        "\\" + char
+        if char in '"\\'
+        else char
+        if char.isprintable()
+        else f"\\u{ord(char):04X}"
+        if ord(char) < 0x10000
+        else f"\\U{ord(char):08X}"
+        for char in key
+    )
+    return f'"{escaped}"'
+
+
+class _Where:
+    """Where in a config file a table is, for messages: the file, and the dotted path as the
+    file spells it (``tool.ulidkeys.`` before it in a pyproject)."""
+
+    def __init__(self, shown: str, base: tuple[str, ...], *keys: str) -> None:
+        self.shown, self.base, self.keys = shown, base, keys
+
+    def at(self, *keys: str) -> _Where:
+        """The table ``keys`` inside this one."""
+        return _Where(self.shown, self.base, *self.keys, *keys)
+
+    def dotted(self, *keys: str) -> str:
+        """The dotted path of ``keys`` inside this table: ``tool.ulidkeys.layouts.p``."""
+        return ".".join(_key(key) for key in (*self.base, *self.keys, *keys))
+
+    def table(self) -> str:
+        """This table as its header: ``[layouts.p]``."""
+        return f"[{self.dotted()}]"
+
+    def file_error(self, text: str) -> InvalidConfig:
+        """``FILE: text``: for a message that names the path itself."""
+        return InvalidConfig(f"{self.shown}: {text}")
+
+    def error(self, text: str, *, sentence: bool = False) -> InvalidConfig:
+        """``FILE: [TABLE]: text`` (``FILE: [TABLE] text`` as a ``sentence``; ``FILE: text`` at
+        the top of the file)."""
+        label = f"{self.table()}{' ' if sentence else ': '}" if self.keys or self.base else ""
+        return InvalidConfig(f"{self.shown}: {label}{text}")
 
 
 def parse(text: str, path: Path) -> Config:
-    """A Config from TOML text (``path`` names the file in errors)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise InvalidConfig(f"{path}: not valid TOML: {error}") from None
+    """A Config from TOML text (``path`` names the file in errors; a file named
+    ``pyproject.toml`` declares its tables under ``[tool.ulidkeys]``)."""
+    shown = _shown(path)
+    data: Any = _toml(shown, text)
+    top = _Where(shown, ())
+    base: tuple[str, ...] = ()
     if path.name == PYPROJECT:
-        data = data.get("tool", {}).get("ulidkeys", {})
-        where = "[tool.ulidkeys]"
-    else:
-        where = ""
-    unknown = sorted(set(data) - {"layouts", "entities"})
-    if unknown:
-        raise InvalidConfig(
-            f"{path}: unknown table {where or '['}{unknown[0]}{']' if not where else ''}; a "
-            "config declares [layouts.NAME] and [entities.NAME]"
-        )
+        for key in ("tool", "ulidkeys"):
+            data = data.get(key, {})
+            base = (*base, key)
+            if not isinstance(data, dict):
+                raise top.error(
+                    f"{top.dotted(*base)} = {describe(data)} must be a table: a pyproject "
+                    "declares [tool.ulidkeys.layouts.NAME] and [tool.ulidkeys.entities.NAME]"
+                )
+    where = _Where(shown, base)
+    for key, value in data.items():
+        if key not in ("layouts", "entities"):
+            what = (
+                f"table [{where.dotted(key)}]"
+                if isinstance(value, dict)
+                else f"key {where.dotted(key)} = {describe(value)}"
+            )
+            raise top.error(
+                f"unknown {what}; a config declares [{where.dotted('layouts', 'NAME')}] and "
+                f"[{where.dotted('entities', 'NAME')}]"
+            )
     layouts = {
-        name: _layout(path, name, settings)
-        for name, settings in _tables(path, data, "layouts").items()
+        name: _layout(where.at("layouts", name), name, settings)
+        for name, settings in _tables(top, where, data, "layouts").items()
     }
     entities = {
-        name: _entity(path, name, settings)
-        for name, settings in _tables(path, data, "entities").items()
+        name: _entity(where.at("entities", name), name, settings)
+        for name, settings in _tables(top, where, data, "entities").items()
     }
     return Config(path, layouts, entities)
 
 
-def _tables(path: Path, data: Mapping[str, Any], kind: str) -> dict[str, Mapping[str, Any]]:
+def _tables(
+    top: _Where, where: _Where, data: Mapping[str, Any], kind: str
+) -> dict[str, Mapping[str, Any]]:
+    """The ``[KIND.NAME]`` tables, each name usable and each table of known keys and types."""
     tables = data.get(kind, {})
     if not isinstance(tables, dict):
-        raise InvalidConfig(f"{path}: {kind} must be tables: [{kind}.NAME]")
+        raise top.error(
+            f"{where.dotted(kind)} = {describe(tables)} must be tables: "
+            f"[{where.dotted(kind, 'NAME')}]"
+        )
     keys = LAYOUT_KEYS if kind == "layouts" else ENTITY_KEYS
     for name, settings in tables.items():
-        label = f"{path}: [{kind}.{name}]"
+        table = where.at(kind, name)
+        if not is_name(name):
+            what, example = ("a layout", "photos") if kind == "layouts" else ("an entity", "posts")
+            raise table.error(
+                f"{describe(name)} cannot name {what}: a name is {NAME_RULE} (e.g. "
+                f"[{where.dotted(kind, example)}])"
+            )
         if not isinstance(settings, dict):
-            raise InvalidConfig(f"{label} must be a table of settings")
-        _check_keys(label, settings, keys)
-        if kind == "entities":
-            for index, declared in settings.get("gsi", {}).items():
-                _check_index(f"{path}: [{kind}.{name}.gsi.{index}]", declared)
+            raise table.file_error(
+                f"{table.dotted()} = {describe(settings)} must be a table of settings: "
+                f"{table.table()}"
+            )
+        _check_keys(table, settings, keys, required=_REQUIRED[kind])
+        for index, declared in settings.get("gsi", {}).items():
+            _check_index(table, index, declared)
         missing = [key for key in _REQUIRED[kind] if key not in settings]
         if missing:
             example = _EXAMPLES[missing[0]]
-            raise InvalidConfig(f"{label} needs {missing[0]} (e.g. {missing[0]} = {example})")
+            raise table.error(f"needs {missing[0]} (e.g. {missing[0]} = {example})", sentence=True)
     return tables
 
 
-def _check_keys(label: str, settings: Mapping[str, Any], keys: Mapping[str, type]) -> None:
-    """Every key of a table known and of its TOML type."""
+def _check_keys(
+    table: _Where, settings: Mapping[str, Any], keys: Mapping[str, type], required: Iterable[str]
+) -> None:
+    """Every key of a table known, of its TOML type, and not an empty string."""
     for key, value in settings.items():
         if key not in keys:
-            raise InvalidConfig(f"{label}: unknown key {key!r}; the keys are {', '.join(keys)}")
+            raise table.error(f"unknown key {describe(key)}; the keys are {', '.join(keys)}")
         expected = keys[key]
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             names: dict[type, str] = {str: "string", dict: "table"}
             kind = names.get(expected, expected.__name__)
-            raise InvalidConfig(
-                f"{label}: {key} = {describe(value)} must be a TOML {kind}, e.g. "
-                f"{key} = {_EXAMPLES[key]}"
+            raise table.error(
+                f"{key} = {describe(value)} must be a TOML {kind}, e.g. {key} = {_EXAMPLES[key]}"
+            )
+        if value == "" and key not in _MAY_BE_EMPTY:
+            default = "" if key in required else f", or leave {key} out for the default"
+            raise table.error(
+                f"{key} = '' is empty; give a value (e.g. {key} = {_EXAMPLES[key]}){default}"
             )
 
 
-def _check_index(label: str, declared: object) -> None:
+def _check_index(entity: _Where, index: str, declared: object) -> None:
+    table = entity.at("gsi", index)
+    if _DYNAMODB_NAME.fullmatch(index) is None:
+        raise table.error(
+            f"{describe(index)} cannot name an index: an index name is {DYNAMODB_NAME_RULE}"
+        )
     if not isinstance(declared, dict):
-        raise InvalidConfig(f"{label} must be a table with pk and sk")
-    _check_keys(label, declared, INDEX_KEYS)
+        raise table.file_error(
+            f"{table.dotted()} = {describe(declared)} must be a table with pk and sk: "
+            f"{table.table()}"
+        )
+    _check_keys(table, declared, INDEX_KEYS, required=("pk", "sk"))
     for key in ("pk", "sk"):
         if key not in declared:
-            raise InvalidConfig(f"{label} needs {key} (e.g. {key} = {_EXAMPLES[key]})")
+            raise table.error(f"needs {key} (e.g. {key} = {_EXAMPLES[key]})", sentence=True)
 
 
 def indexes(settings: Mapping[str, Any]) -> dict[str, Index]:
@@ -271,8 +481,7 @@ def indexes(settings: Mapping[str, Any]) -> dict[str, Index]:
     return {name: Index(**declared) for name, declared in settings.get("gsi", {}).items()}
 
 
-def _layout(path: Path, name: str, settings: Mapping[str, Any]) -> NamedLayout:
-    label = f"{path}: [layouts.{name}]"
+def _layout(table: _Where, name: str, settings: Mapping[str, Any]) -> NamedLayout:
     try:
         bucket, prefix = split_s3_url(settings["location"])
         if prefix:
@@ -286,12 +495,17 @@ def _layout(path: Path, name: str, settings: Mapping[str, Any]) -> NamedLayout:
             newest_first=settings.get("newest_first", False),
         )
     except UlidkeysError as error:
-        raise InvalidConfig(f"{label}: {error}") from None
+        raise table.error(str(error)) from None
     return NamedLayout(name, bucket, layout, dict(settings))
 
 
-def _entity(path: Path, name: str, settings: Mapping[str, Any]) -> NamedEntity:
-    label = f"{path}: [entities.{name}]"
+def _entity(table: _Where, name: str, settings: Mapping[str, Any]) -> NamedEntity:
+    table_name = settings["table"]
+    if _DYNAMODB_NAME.fullmatch(table_name) is None and _TABLE_ARN.fullmatch(table_name) is None:
+        raise table.error(
+            f"table = {describe(table_name)} is not a DynamoDB table name: a table name is "
+            f"{DYNAMODB_NAME_RULE}, or the table's ARN"
+        )
     skipped = ("table", "scheme", "gsi")
     options = {key: value for key, value in settings.items() if key not in skipped}
     try:
@@ -302,24 +516,17 @@ def _entity(path: Path, name: str, settings: Mapping[str, Any]) -> NamedEntity:
             **options,
         )
     except KeyAttributeClash as clash:
-        raise InvalidConfig(_clash_message(path, name, clash)) from None
+        raise InvalidConfig(_clash_message(table, clash)) from None
     except UlidkeysError as error:
-        raise InvalidConfig(f"{label}: {error}") from None
-    return NamedEntity(name, settings["table"], entity, dict(settings))
+        raise table.error(str(error)) from None
+    return NamedEntity(name, table_name, entity, dict(settings))
 
 
-def _clash_message(path: Path, name: str, clash: KeyAttributeClash) -> str:
+def _clash_message(table: _Where, clash: KeyAttributeClash) -> str:
     """An index key attribute clash named by the dotted path of the index's table as the file
     spells it (``[tool.ulidkeys.entities.posts.gsi.GSI1]`` in a pyproject) and its key."""
-    top = ["tool", "ulidkeys"] if path.name == PYPROJECT else []
-    dotted = ".".join(_toml_key(part) for part in (*top, "entities", name, "gsi", clash.index))
     if clash.defaulted:
         given = f"{clash.setting} (not set: the default {json.dumps(clash.attr)})"
     else:
         given = f"{clash.setting} = {json.dumps(clash.attr)}"
-    return f"{path}: [{dotted}] {given} {clash.reason}"
-
-
-def _toml_key(key: str) -> str:
-    """A TOML key as written: bare when it can be, else quoted."""
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+    return f"{table.shown}: [{table.dotted('gsi', clash.index)}] {given} {clash.reason}"

@@ -238,10 +238,11 @@ ENTITY = '[entities.posts]\ntable = "app"\npk = "Org#{org}"\nsk = "Post#{id}"\n'
         ),
         (
             "ulidkeys.toml",
-            ENTITY.replace("posts", '"my posts"')
-            + '[entities."my posts".gsi."by user"]\npk = "User#{author}"\nsk = "Post#{id}"\n'
+            # names that must be quoted in TOML keep their quotes in the message
+            ENTITY.replace("posts", "my-posts")
+            + '[entities.my-posts.gsi."by.user"]\npk = "User#{author}"\nsk = "Post#{id}"\n'
             'pk_attr = "SK"\n',
-            '[entities."my posts".gsi."by user"] pk_attr = "SK" is the table\'s sort key',
+            '[entities.my-posts.gsi."by.user"] pk_attr = "SK" is the table\'s sort key',
         ),
         (
             "pyproject.toml",

@@ -105,7 +105,7 @@ def _ls_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     """``ls``'s bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout
     named in the config file (``ls photos``), the flags overriding what it says."""
     settings: Mapping[str, Any] = {}
-    if args.location.startswith("s3://") or not args.location.replace("-", "_").isidentifier():
+    if args.location.startswith("s3://") or not config.is_name(args.location):
         bucket_name, prefix = split_s3_url(args.location)
         if prefix:
             check_prefix(prefix, location=args.location)
