@@ -5,6 +5,7 @@ new subcommand is one new file."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from pathlib import Path
 
 import ulidkeys.cli as cli
@@ -38,3 +39,19 @@ def test_help_lists_the_subcommands_in_order() -> None:
     names = list(subparsers(build_parser()))
     assert names == [module.__name__.rsplit(".", 1)[1] for module in subcommands()]
     assert names[:4] == ["new", "inspect", "range", "ls"]
+
+
+def test_the_docs_list_the_subcommands_from_the_parser() -> None:
+    """docs/howto/cli.md names the subcommands through the site's hook, which reads the parser:
+    a new subcommand module appears there with no edit of the page."""
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", Path(__file__).parents[1] / "docs" / "hooks" / "cli_reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = (Path(__file__).parents[1] / "docs" / "howto" / "cli.md").read_text()
+    assert hook.COMMANDS in page
+    shown = hook.on_page_markdown(page, None, None, None)
+    names = [module.__name__.rsplit(".", 1)[1] for module in subcommands()]
+    assert f"`ulidkeys {' | '.join(names)}`" in shown and "survey" in names

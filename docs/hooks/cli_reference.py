@@ -9,12 +9,27 @@ from typing import Any
 from ulidkeys.cli import build_parser
 
 MARK = "<!-- cli-reference -->"
+#: Where a page lists the subcommands in one line (``ulidkeys new | inspect | ...``).
+COMMANDS = "<!-- cli-commands -->"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if COMMANDS in markdown:
+        markdown = markdown.replace(COMMANDS, command_line(build_parser()))
     if MARK not in markdown:
         return markdown
     return markdown.replace(MARK, render(build_parser()))
+
+
+def command_names(parser: argparse.ArgumentParser) -> list[str]:
+    """The subcommands, in ``--help`` order."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(commands.choices)
+
+
+def command_line(parser: argparse.ArgumentParser) -> str:
+    """``ulidkeys new | inspect | ...``, as inline code."""
+    return f"`{parser.prog} {' | '.join(command_names(parser))}`"
 
 
 def _cell(text: str) -> str:
