@@ -39,7 +39,7 @@ from ulidkeys.machines import (
     race,
     search_back,
 )
-from ulidkeys.planning.plans import Plan, Position
+from ulidkeys.planning.plans import Plan
 from ulidkeys.pools import pool_size, warn_crowded
 
 _Self = TypeVar("_Self", bound="Closing")
@@ -63,22 +63,15 @@ class Closing:
         self.close()
 
 
-class Results(Yielded, Closing, Iterator[Item]):
+class Results(Yielded[Iterator[Ordered]], Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
+    ``Results(source, cursor_of, stats=None)``: ``source`` makes the ``(position, item)``
+    iterator given the stats it counts into (see :class:`~ulidkeys.machines.Yielded`).
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
     (None before the first); pass it back as ``cursor=``. ``close()`` (or leaving a ``with``
     block) stops early: no further requests are sent.
     """
-
-    def __init__(
-        self,
-        source: Callable[[Stats], Iterator[Ordered]],
-        cursor_of: Callable[[Position], str],
-        stats: Stats | None = None,
-    ) -> None:
-        super().__init__(cursor_of, stats)
-        self._items = source(self.stats)
 
     def __next__(self) -> Item:
         return self._took(next(self._items))  # type: ignore[no-any-return]

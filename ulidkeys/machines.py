@@ -26,6 +26,7 @@ CallT = TypeVar("CallT", bound=Call)
 CallC = TypeVar("CallC", bound=Call, contravariant=True)
 Ordered = tuple[Position, Any]
 S = TypeVar("S")
+StreamT = TypeVar("StreamT")  # the entries of Yielded: an iterator or an async iterator
 
 
 @dataclass
@@ -472,14 +473,24 @@ class Slicing(Generic[CallT]):
         return not self.chains[index]
 
 
-class Yielded:
+class Yielded(Generic[StreamT]):
     """``.stats``, ``.cursor`` and ``.position`` of a stream of results: the one bookkeeping of
-    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``)."""
+    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``).
 
-    def __init__(self, cursor_of: Callable[[Position], str], stats: Stats | None = None) -> None:
+    ``source`` makes the stream of ``(position, item)`` entries (an iterator, or an async one)
+    given the stats it counts into; ``cursor_of`` is the cursor just past a position.
+    """
+
+    def __init__(
+        self,
+        source: Callable[[Stats], StreamT],
+        cursor_of: Callable[[Position], str],
+        stats: Stats | None = None,
+    ) -> None:
         self.stats = stats if stats is not None else Stats()
         self._cursor_of = cursor_of
         self._last: Position | None = None
+        self._items = source(self.stats)
 
     def _took(self, entry: Ordered) -> Any:
         """The item of an entry handed to the caller (counted; the cursor moves past it)."""

@@ -9,7 +9,7 @@ semaphore of ``max_workers``, and closing an :class:`AsyncResults` cancels the o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -29,7 +29,7 @@ from ulidkeys.machines import (
     Yielded,
     check_workers,
 )
-from ulidkeys.planning.plans import Call, Plan, Position
+from ulidkeys.planning.plans import Call, Plan
 
 Item = TypeVar("Item")
 CallT = TypeVar("CallT", bound=Call)
@@ -45,7 +45,7 @@ class AsyncPageSource(Protocol[CallC]):
         ...
 
 
-class AsyncResults(Yielded, AsyncIterator[Item]):
+class AsyncResults(Yielded[AsyncIterator[Ordered]], AsyncIterator[Item]):
     """The items of a listing or query, in order, for ``async for``; ``.stats`` and
     ``.cursor`` as on :class:`~ulidkeys.execution.Results`.
 
@@ -53,15 +53,6 @@ class AsyncResults(Yielded, AsyncIterator[Item]):
     are cancelled and no further ones are sent. Breaking out of ``async for`` without it
     leaves that to the garbage collector, as with a generator.
     """
-
-    def __init__(
-        self,
-        source: Callable[[Stats], AsyncIterator[Ordered]],
-        cursor_of: Callable[[Position], str],
-        stats: Stats | None = None,
-    ) -> None:
-        super().__init__(cursor_of, stats)
-        self._items = source(self.stats)
 
     async def __anext__(self) -> Item:
         return self._took(await anext(self._items))  # type: ignore[no-any-return]
