@@ -92,22 +92,13 @@ class _Inline:
         return None
 
 
-class _Runner(Schedule[CallT]):
+class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
     """The thread-pool shell: a running plan's requests go to a pool of ``max_workers``."""
 
-    def __init__(
-        self,
-        plan: Plan[CallT],
-        source: PageSource[CallT],
-        stats: Stats,
-        max_workers: int,
-        page_budget: int | None,
-        split: bool = False,
-    ) -> None:
-        super().__init__(plan, stats, max_workers, page_budget, split)
-        self.source = source
-        threads = max_workers if self.split else min(max_workers, len(plan.calls))
-        self.client = getattr(source, "client", None)
+    def start(self) -> None:
+        max_workers = self.max_workers
+        threads = max_workers if self.split else min(max_workers, len(self.plan.calls))
+        self.client = getattr(self.source, "client", None)
         self.connections = pool_size(self.client)
         self.pool: Any = (
             _Inline()
@@ -196,17 +187,8 @@ class _Runner(Schedule[CallT]):
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def stream(
-    plan: Plan[CallT],
-    source: PageSource[CallT],
-    stats: Stats,
-    *,
-    max_workers: int = 8,
-    page_budget: int | None = None,
-    split: bool = False,
-) -> Iterator[Ordered]:
-    """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
-    return _Runner(plan, source, stats, max_workers, page_budget, split).items()
+#: The plan's ``(position, item)`` pairs in result order (the building block of :func:`run`).
+stream = _Runner.stream
 
 
 def run(

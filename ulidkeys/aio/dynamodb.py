@@ -64,15 +64,7 @@ class AsyncBatchWriter(BatchQueue):
         max_attempts: int | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        super().__init__(
-            target,
-            key_attrs=key_attrs,
-            check=check,
-            base_delay=base_delay,
-            max_delay=max_delay,
-            max_attempts=max_attempts,
-        )
-        self._sleep = sleep
+        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep)
 
     async def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); may flush a full batch."""

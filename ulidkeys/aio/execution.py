@@ -104,21 +104,11 @@ class _Chain(Generic[CallT]):
         return entry
 
 
-class _AsyncRunner(Schedule[CallT]):
+class _AsyncRunner(Schedule[CallT, AsyncPageSource[CallT], AsyncGenerator[Ordered, None]]):
     """The asyncio shell: a running plan's requests are tasks, at most ``max_workers`` at once."""
 
-    def __init__(
-        self,
-        plan: Plan[CallT],
-        source: AsyncPageSource[CallT],
-        stats: Stats,
-        max_workers: int,
-        page_budget: int | None,
-        split: bool = False,
-    ) -> None:
-        super().__init__(plan, stats, max_workers, page_budget, split)
-        self.source = source
-        self._slots = asyncio.Semaphore(max_workers)
+    def start(self) -> None:
+        self._slots = asyncio.Semaphore(self.max_workers)
         self._tasks: set[asyncio.Task[Page]] = set()
 
     def send(self, state: ChainState[CallT]) -> asyncio.Task[Page] | None:
@@ -214,17 +204,8 @@ class _SlicedChain(Generic[CallT]):
         return entry
 
 
-def stream(
-    plan: Plan[CallT],
-    source: AsyncPageSource[CallT],
-    stats: Stats,
-    *,
-    max_workers: int = 8,
-    page_budget: int | None = None,
-    split: bool = False,
-) -> AsyncGenerator[Ordered, None]:
-    """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
-    return _AsyncRunner(plan, source, stats, max_workers, page_budget, split).items()
+#: The plan's ``(position, item)`` pairs in result order (the building block of :func:`run`).
+stream = _AsyncRunner.stream
 
 
 def run(
