@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - Windows: commits still compare the seq
 
 CallT = TypeVar("CallT", bound=Call)
 Item = TypeVar("Item")
+ConsumptionT = TypeVar("ConsumptionT")
 
 #: Defaults: wait 30 s before listing a time (most uploads are visible by then), and re-list
 #: 60 s below the watermark for the ones that were not.
@@ -287,7 +288,59 @@ class Consumption(Delivery, Closing, Generic[Item]):
         raise StopIteration
 
 
-class Consumable:
+@dataclass(frozen=True)
+class RunOptions:
+    """What a consumer run is asked for: the arguments of ``consume`` and ``open_run``, as the
+    sync and asyncio shells hand them to :meth:`Consumable.start_run` (not yet checked)."""
+
+    store: CheckpointStore
+    since: TimeInput | None
+    settle: object
+    overlap: object
+    now: Callable[[], TimeInput] | None
+    on_late: Callable[[LateArrival], object] | None
+    max_workers: int
+    listing: dict[str, object]
+
+
+class Consumes(Generic[ConsumptionT]):
+    """:meth:`consume`, written once for ``Bucket``, ``Table`` and their asyncio twins; each
+    says only how a run is opened and iterated (``_consumption``). ``ConsumptionT`` is a
+    :class:`Consumption`, or for the twins an awaitable of an ``AsyncConsumption``."""
+
+    def consume(
+        self,
+        store: CheckpointStore,
+        *,
+        since: TimeInput | None = None,
+        settle: object = SETTLE_MS,
+        overlap: object = OVERLAP_MS,
+        now: Callable[[], TimeInput] | None = None,
+        on_late: Callable[[LateArrival], object] | None = None,
+        max_workers: int = 8,
+        **listing: object,
+    ) -> ConsumptionT:
+        """What is new since the checkpoint in ``store``: the items not yet delivered whose id
+        time is in ``[watermark - overlap, now - settle)``, oldest first. Iterate, then
+        ``.commit()`` stores the advanced checkpoint (the asyncio twins: ``await`` it for a
+        run, then ``async for`` the items and ``await run.commit()``).
+
+        ``since`` starts a consumer that has no stored checkpoint yet. ``settle`` and
+        ``overlap`` (ms or ``timedelta``) bound the lateness tolerated: an item that becomes
+        visible more than ``settle + overlap`` after its id time may never be delivered;
+        ``on_late`` hears of every item found late (depths near ``overlap`` warn before that).
+        ``now`` is the clock (a callable; tests pass simulated time). ``listing``: what the
+        adapter needs to name the listing (DynamoDB: key fields, ``index``, ``page_size``).
+        """
+        options = RunOptions(store, since, settle, overlap, now, on_late, max_workers, listing)
+        return self._consumption(options)
+
+    def _consumption(self, options: RunOptions) -> ConsumptionT:
+        """The shell's run of :meth:`consume` (opened by :meth:`Consumable.start_run`)."""
+        raise NotImplementedError
+
+
+class Consumable(Consumes["Consumption[dict[str, Any]]"]):
     """What a bound ``Bucket`` or ``Table`` adds for incremental consumers: :meth:`consume`.
 
     The adapter says only how it lists a window (:meth:`consumed`); the run, written once for
@@ -303,41 +356,8 @@ class Consumable:
         ``expected`` is :func:`~ulidkeys.planning.checkpoints.expected_items` (for page sizes)."""
         raise NotImplementedError
 
-    def consume(
-        self,
-        store: CheckpointStore,
-        *,
-        since: TimeInput | None = None,
-        settle: object = SETTLE_MS,
-        overlap: object = OVERLAP_MS,
-        now: Callable[[], TimeInput] | None = None,
-        on_late: Callable[[LateArrival], object] | None = None,
-        max_workers: int = 8,
-        **listing: object,
-    ) -> Consumption[dict[str, Any]]:
-        """What is new since the checkpoint in ``store``: the items not yet delivered whose id
-        time is in ``[watermark - overlap, now - settle)``, oldest first. Iterate, then
-        ``.commit()`` stores the advanced checkpoint.
-
-        ``since`` starts a consumer that has no stored checkpoint yet. ``settle`` and
-        ``overlap`` (ms or ``timedelta``) bound the lateness tolerated: an item that becomes
-        visible more than ``settle + overlap`` after its id time may never be delivered;
-        ``on_late`` hears of every item found late (depths near ``overlap`` warn before that).
-        ``now`` is the clock (a callable; tests pass simulated time). ``listing``: what the
-        adapter needs to name the listing (DynamoDB: key fields, ``index``, ``page_size``).
-        """
-        return Consumption(
-            self.open_run(
-                store,
-                since=since,
-                settle=settle,
-                overlap=overlap,
-                now=now,
-                on_late=on_late,
-                max_workers=max_workers,
-                listing=listing,
-            )
-        )
+    def _consumption(self, options: RunOptions) -> Consumption[dict[str, Any]]:
+        return Consumption(self.start_run(options))
 
     def open_run(
         self,
@@ -354,9 +374,18 @@ class Consumable:
         """The checks, the checkpoint load and the plan of :meth:`consume` (and of its asyncio
         twin): ``run.plan`` is what the next run would send (``--explain --checkpoint``). The
         only I/O is ``store.load()``."""
-        plan_for, source, scheme = self.consumed(dict(listing or {}))
+        listing = dict(listing or {})
+        return self.start_run(
+            RunOptions(store, since, settle, overlap, now, on_late, max_workers, listing)
+        )
+
+    def start_run(self, options: RunOptions) -> Run:
+        """:meth:`open_run` of options already gathered (what both shells' ``consume`` call)."""
+        store, on_late, max_workers = options.store, options.on_late, options.max_workers
+        plan_for, source, scheme = self.consumed(dict(options.listing))
         check_workers(max_workers)
-        settle_ms, overlap_ms = duration_ms(settle, "settle"), duration_ms(overlap, "overlap")
+        settle_ms = duration_ms(options.settle, "settle")
+        overlap_ms = duration_ms(options.overlap, "overlap")
         if on_late is not None and not callable(on_late):
             raise InvalidType(
                 f"on_late={describe(on_late)} must be a callable taking a LateArrival"
@@ -366,7 +395,8 @@ class Consumable:
                 f"store={describe(store)} must be a checkpoint store (FileStore, "
                 "S3CheckpointStore, DynamoCheckpointStore, MemoryStore)"
             )
-        clock = _clock(now)
+        clock = _clock(options.now)
+        since = options.since
         since_ms = None if since is None else to_ms(since, "since", now=clock)
         base, token = store.load()
         window = run_window(base, clock, settle_ms, overlap_ms, since_ms)

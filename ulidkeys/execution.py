@@ -39,7 +39,7 @@ from ulidkeys.machines import (
     race,
     search_back,
 )
-from ulidkeys.planning.plans import Plan, Position
+from ulidkeys.planning.plans import Plan
 from ulidkeys.pools import pool_size, warn_crowded
 
 _Self = TypeVar("_Self", bound="Closing")
@@ -63,22 +63,15 @@ class Closing:
         self.close()
 
 
-class Results(Yielded, Closing, Iterator[Item]):
+class Results(Yielded[Iterator[Ordered]], Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
+    ``Results(source, cursor_of, stats=None)``: ``source`` makes the ``(position, item)``
+    iterator given the stats it counts into (see :class:`~ulidkeys.machines.Yielded`).
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
     (None before the first); pass it back as ``cursor=``. ``close()`` (or leaving a ``with``
     block) stops early: no further requests are sent.
     """
-
-    def __init__(
-        self,
-        source: Callable[[Stats], Iterator[Ordered]],
-        cursor_of: Callable[[Position], str],
-        stats: Stats | None = None,
-    ) -> None:
-        super().__init__(cursor_of, stats)
-        self._items = source(self.stats)
 
     def __next__(self) -> Item:
         return self._took(next(self._items))  # type: ignore[no-any-return]
@@ -99,22 +92,13 @@ class _Inline:
         return None
 
 
-class _Runner(Schedule[CallT]):
+class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
     """The thread-pool shell: a running plan's requests go to a pool of ``max_workers``."""
 
-    def __init__(
-        self,
-        plan: Plan[CallT],
-        source: PageSource[CallT],
-        stats: Stats,
-        max_workers: int,
-        page_budget: int | None,
-        split: bool = False,
-    ) -> None:
-        super().__init__(plan, stats, max_workers, page_budget, split)
-        self.source = source
-        threads = max_workers if self.split else min(max_workers, len(plan.calls))
-        self.client = getattr(source, "client", None)
+    def start(self) -> None:
+        max_workers = self.max_workers
+        threads = max_workers if self.split else min(max_workers, len(self.plan.calls))
+        self.client = getattr(self.source, "client", None)
         self.connections = pool_size(self.client)
         self.pool: Any = (
             _Inline()
@@ -203,17 +187,8 @@ class _Runner(Schedule[CallT]):
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def stream(
-    plan: Plan[CallT],
-    source: PageSource[CallT],
-    stats: Stats,
-    *,
-    max_workers: int = 8,
-    page_budget: int | None = None,
-    split: bool = False,
-) -> Iterator[Ordered]:
-    """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
-    return _Runner(plan, source, stats, max_workers, page_budget, split).items()
+#: The plan's ``(position, item)`` pairs in result order (the building block of :func:`run`).
+stream = _Runner.stream
 
 
 def run(

@@ -26,6 +26,9 @@ CallT = TypeVar("CallT", bound=Call)
 CallC = TypeVar("CallC", bound=Call, contravariant=True)
 Ordered = tuple[Position, Any]
 S = TypeVar("S")
+SourceT = TypeVar("SourceT")  # a shell's page source: PageSource, or the asyncio one
+EntriesT = TypeVar("EntriesT")  # a shell's stream of entries: an iterator, or an async one
+StreamT = TypeVar("StreamT")  # the entries of Yielded: an iterator or an async iterator
 
 
 @dataclass
@@ -472,14 +475,24 @@ class Slicing(Generic[CallT]):
         return not self.chains[index]
 
 
-class Yielded:
+class Yielded(Generic[StreamT]):
     """``.stats``, ``.cursor`` and ``.position`` of a stream of results: the one bookkeeping of
-    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``)."""
+    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``).
 
-    def __init__(self, cursor_of: Callable[[Position], str], stats: Stats | None = None) -> None:
+    ``source`` makes the stream of ``(position, item)`` entries (an iterator, or an async one)
+    given the stats it counts into; ``cursor_of`` is the cursor just past a position.
+    """
+
+    def __init__(
+        self,
+        source: Callable[[Stats], StreamT],
+        cursor_of: Callable[[Position], str],
+        stats: Stats | None = None,
+    ) -> None:
         self.stats = stats if stats is not None else Stats()
         self._cursor_of = cursor_of
         self._last: Position | None = None
+        self._items = source(self.stats)
 
     def _took(self, entry: Ordered) -> Any:
         """The item of an entry handed to the caller (counted; the cursor moves past it)."""
@@ -552,7 +565,7 @@ class _Descending:
     __hash__ = None  # type: ignore[assignment]
 
 
-class Schedule(Generic[CallT]):
+class Schedule(Generic[CallT, SourceT, EntriesT]):
     """What a running plan does next, without I/O; the thread shell (:class:`_Runner`) and the
     asyncio shell (``ulidkeys.aio.execution``) drive it.
 
@@ -567,11 +580,13 @@ class Schedule(Generic[CallT]):
     def __init__(
         self,
         plan: Plan[CallT],
+        source: SourceT,
         stats: Stats,
         max_workers: int,
         page_budget: int | None,
         split: bool = False,
     ) -> None:
+        self.source = source  # the shell's page source, sync or awaited; only the shell calls it
         self.plan, self.stats, self.page_budget = plan, stats, page_budget
         self.max_workers = max_workers
         self.read_ahead = plan.limit is None and page_budget is None
@@ -581,6 +596,29 @@ class Schedule(Generic[CallT]):
         self._ahead = 0 if plan.limit is not None else max_workers
         self._started: deque[tuple[int, Any]] = deque()
         self._pending = deque(() if plan.is_empty else plan.groups)
+        self.start()
+
+    @classmethod
+    def stream(
+        cls,
+        plan: Plan[CallT],
+        source: SourceT,
+        stats: Stats,
+        *,
+        max_workers: int = 8,
+        page_budget: int | None = None,
+        split: bool = False,
+    ) -> EntriesT:
+        """The plan's ``(position, item)`` pairs in result order, run by this shell (the
+        building block of ``run``): ``ulidkeys.execution.stream`` and its asyncio twin."""
+        return cls(plan, source, stats, max_workers, page_budget, split).items()
+
+    def start(self) -> None:
+        """The shell's own set-up once the schedule is made (its thread pool, its semaphore)."""
+
+    def items(self) -> EntriesT:
+        """The plan's entries in result order (an iterator, or an async one)."""
+        raise NotImplementedError
 
     def remaining(self) -> int | None:
         limit = self.plan.limit

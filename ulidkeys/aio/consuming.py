@@ -7,21 +7,18 @@ a worker thread, so the event loop never waits on them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Coroutine
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.aio.execution import AsyncPageSource, stream
 from ulidkeys.consuming import (
-    OVERLAP_MS,
-    SETTLE_MS,
-    CheckpointStore,
     Consumable,
+    Consumes,
     Delivery,
-    LateArrival,
     Run,
+    RunOptions,
 )
 from ulidkeys.planning.checkpoints import Checkpoint
-from ulidkeys.timeinput import TimeInput
 
 Item = TypeVar("Item")
 _Self = TypeVar("_Self", bound="AsyncConsumption[Any]")
@@ -61,9 +58,10 @@ class AsyncConsumption(Delivery, Generic[Item]):
         await self.aclose()
 
 
-class AsyncConsumable:
-    """What ``AsyncBucket`` and ``AsyncTable`` add for incremental consumers: :meth:`consume`,
-    planned by their sync twin (:attr:`consumer`) and listed through :meth:`async_source`."""
+class AsyncConsumable(Consumes[Coroutine[Any, Any, AsyncConsumption[dict[str, Any]]]]):
+    """What ``AsyncBucket`` and ``AsyncTable`` add for incremental consumers: :meth:`consume`
+    (``await`` it for a run), planned by their sync twin (:attr:`consumer`) and listed through
+    :meth:`async_source`."""
 
     @property
     def consumer(self) -> Consumable:
@@ -74,30 +72,7 @@ class AsyncConsumable:
         """The awaited twin of the sync twin's page source for a run."""
         raise NotImplementedError
 
-    async def consume(
-        self,
-        store: CheckpointStore,
-        *,
-        since: TimeInput | None = None,
-        settle: object = SETTLE_MS,
-        overlap: object = OVERLAP_MS,
-        now: Callable[[], TimeInput] | None = None,
-        on_late: Callable[[LateArrival], object] | None = None,
-        max_workers: int = 8,
-        **listing: object,
-    ) -> AsyncConsumption[dict[str, Any]]:
-        """What is new since the checkpoint in ``store`` (see
-        :meth:`Consumable.consume <ulidkeys.consuming.Consumable.consume>`): ``await`` it for a
-        run, then ``async for`` the items and ``await run.commit()``."""
-        run = await asyncio.to_thread(
-            self.consumer.open_run,
-            store,
-            since=since,
-            settle=settle,
-            overlap=overlap,
-            now=now,
-            on_late=on_late,
-            max_workers=max_workers,
-            listing=listing,
-        )
+    async def _consumption(self, options: RunOptions) -> AsyncConsumption[dict[str, Any]]:
+        # the checks and the checkpoint load are the sync twin's, in a worker thread
+        run = await asyncio.to_thread(self.consumer.start_run, options)
         return AsyncConsumption(run, self.async_source(run.source))

@@ -14,15 +14,14 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from ulidkeys.aio.consuming import AsyncConsumable
 from ulidkeys.aio.execution import AsyncResults, run
 from ulidkeys.dynamodb.clients import Target
-from ulidkeys.dynamodb.table import Item, QuerySource, Table
+from ulidkeys.dynamodb.table import Item, QuerySource, Table, TableReads
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
 from ulidkeys.errors import InvalidQuery, describe
 from ulidkeys.machines import Page
 from ulidkeys.planning.entity import Entity
-from ulidkeys.planning.plans import Plan, Slice
+from ulidkeys.planning.plans import Plan
 from ulidkeys.planning.queries import QueryCall
 from ulidkeys.steps import perform_async
-from ulidkeys.timeinput import TimeInput
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -65,15 +64,7 @@ class AsyncBatchWriter(BatchQueue):
         max_attempts: int | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        super().__init__(
-            target,
-            key_attrs=key_attrs,
-            check=check,
-            base_delay=base_delay,
-            max_delay=max_delay,
-            max_attempts=max_attempts,
-        )
-        self._sleep = sleep
+        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep)
 
     async def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); may flush a full batch."""
@@ -99,14 +90,14 @@ class AsyncBatchWriter(BatchQueue):
         await self.flush()
 
 
-class AsyncTable(AsyncConsumable):
+class AsyncTable(TableReads[AsyncResults[Item]], AsyncConsumable):
     """A DynamoDB table bound to an aiobotocore client and an
     :class:`~ulidkeys.planning.entity.Entity`, for asyncio code.
 
     ``AsyncTable(client, entity, table_name="app")`` with ``client`` from
     ``aiobotocore.session.get_session().create_client("dynamodb")``; the methods mirror
-    :class:`~ulidkeys.dynamodb.Table`'s and return :class:`AsyncResults` for ``async for``;
-    ``fast_pages`` as on the Table.
+    :class:`~ulidkeys.dynamodb.Table`'s (the reads are the same code, :class:`TableReads`) and
+    return :class:`AsyncResults` for ``async for``; ``fast_pages`` as on the Table.
     """
 
     def __init__(
@@ -121,6 +112,7 @@ class AsyncTable(AsyncConsumable):
         # plans and maps, never sends a request; installs the fast page reader on the client's
         # events, which aiobotocore emits as botocore does
         self.table = Table(self.target, entity, fast_pages=fast_pages)
+        self.fast_pages = self.table.fast_pages
         self.entity, self.name, self.client = entity, table_name, client
 
     def __repr__(self) -> str:
@@ -133,111 +125,10 @@ class AsyncTable(AsyncConsumable):
     def async_source(self, source: QuerySource) -> AsyncQuerySource:
         return AsyncQuerySource(source)
 
-    def plan_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        after: object = None,
-        cursor: str | None = None,
-        **fields: object,
-    ) -> Plan[QueryCall]:
-        """The Query calls for the items whose id time is in ``[since, until)``
-        (:meth:`Table.plan_window <ulidkeys.dynamodb.Table.plan_window>`)."""
-        return self.table.plan_window(
-            since,
-            until,
-            newest_first=newest_first,
-            limit=limit,
-            index=index,
-            after=after,
-            cursor=cursor,
-            **fields,
-        )
-
-    #: The older name of :meth:`plan_window`, kept working.
-    plan = plan_window
-
-    def query_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        after: object = None,
-        cursor: str | None = None,
-        page_size: int | None = None,
-        max_workers: int = 8,
-        split: bool = False,
-        **fields: object,
+    def _run(
+        self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool
     ) -> AsyncResults[Item]:
-        """The entity's items whose id time is in ``[since, until)`` (``async for``);
-        ``split`` as in :meth:`Table.query_window <ulidkeys.dynamodb.Table.query_window>`."""
-        query_plan = self.plan_window(
-            since,
-            until,
-            newest_first=newest_first,
-            limit=limit,
-            index=index,
-            after=after,
-            cursor=cursor,
-            **fields,
-        )
-        return self.run(query_plan, page_size=page_size, max_workers=max_workers, split=split)
-
-    def query_slice(
-        self,
-        piece: Slice,
-        *,
-        newest_first: bool = False,
-        index: str | None = None,
-        cursor: str | None = None,
-        page_size: int | None = None,
-        max_workers: int = 8,
-        **fields: object,
-    ) -> AsyncResults[Item]:
-        """The items of one slice of a window (as :meth:`Table.query_slice
-        <ulidkeys.dynamodb.Table.query_slice>`)."""
-        plan = self.table.slice_plan(
-            piece, newest_first=newest_first, index=index, cursor=cursor, **fields
-        )
-        return self.run(plan, page_size=page_size, max_workers=max_workers)
-
-    def latest(
-        self,
-        n: int,
-        *,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        cursor: str | None = None,
-        index: str | None = None,
-        max_workers: int = 8,
-        **fields: object,
-    ) -> AsyncResults[Item]:
-        """The ``n`` newest items with id time in ``[since, until)``, newest first."""
-        query_plan = self.table.latest_plan(
-            n, since=since, until=until, cursor=cursor, index=index, **fields
-        )
-        return self.run(query_plan, max_workers=max_workers)
-
-    def run(
-        self,
-        plan: Plan[QueryCall],
-        *,
-        page_size: int | None = None,
-        max_workers: int = 8,
-        split: bool = False,
-    ) -> AsyncResults[Item]:
-        """Run a plan made by :meth:`plan` (or by hand) against this table."""
-        source = AsyncQuerySource(
-            QuerySource(self.target, page_size, fast_pages=self.table.fast_pages)
-        )
-        return run(plan, source, max_workers=max_workers, split=split)
+        return run(plan, AsyncQuerySource(source), max_workers=workers, split=split)
 
     async def put_new(self, item: Mapping[str, Any]) -> Item:
         """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""

@@ -9,7 +9,7 @@ semaphore of ``max_workers``, and closing an :class:`AsyncResults` cancels the o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -29,7 +29,7 @@ from ulidkeys.machines import (
     Yielded,
     check_workers,
 )
-from ulidkeys.planning.plans import Call, Plan, Position
+from ulidkeys.planning.plans import Call, Plan
 
 Item = TypeVar("Item")
 CallT = TypeVar("CallT", bound=Call)
@@ -45,7 +45,7 @@ class AsyncPageSource(Protocol[CallC]):
         ...
 
 
-class AsyncResults(Yielded, AsyncIterator[Item]):
+class AsyncResults(Yielded[AsyncIterator[Ordered]], AsyncIterator[Item]):
     """The items of a listing or query, in order, for ``async for``; ``.stats`` and
     ``.cursor`` as on :class:`~ulidkeys.execution.Results`.
 
@@ -53,15 +53,6 @@ class AsyncResults(Yielded, AsyncIterator[Item]):
     are cancelled and no further ones are sent. Breaking out of ``async for`` without it
     leaves that to the garbage collector, as with a generator.
     """
-
-    def __init__(
-        self,
-        source: Callable[[Stats], AsyncIterator[Ordered]],
-        cursor_of: Callable[[Position], str],
-        stats: Stats | None = None,
-    ) -> None:
-        super().__init__(cursor_of, stats)
-        self._items = source(self.stats)
 
     async def __anext__(self) -> Item:
         return self._took(await anext(self._items))  # type: ignore[no-any-return]
@@ -113,21 +104,11 @@ class _Chain(Generic[CallT]):
         return entry
 
 
-class _AsyncRunner(Schedule[CallT]):
+class _AsyncRunner(Schedule[CallT, AsyncPageSource[CallT], AsyncGenerator[Ordered, None]]):
     """The asyncio shell: a running plan's requests are tasks, at most ``max_workers`` at once."""
 
-    def __init__(
-        self,
-        plan: Plan[CallT],
-        source: AsyncPageSource[CallT],
-        stats: Stats,
-        max_workers: int,
-        page_budget: int | None,
-        split: bool = False,
-    ) -> None:
-        super().__init__(plan, stats, max_workers, page_budget, split)
-        self.source = source
-        self._slots = asyncio.Semaphore(max_workers)
+    def start(self) -> None:
+        self._slots = asyncio.Semaphore(self.max_workers)
         self._tasks: set[asyncio.Task[Page]] = set()
 
     def send(self, state: ChainState[CallT]) -> asyncio.Task[Page] | None:
@@ -223,17 +204,8 @@ class _SlicedChain(Generic[CallT]):
         return entry
 
 
-def stream(
-    plan: Plan[CallT],
-    source: AsyncPageSource[CallT],
-    stats: Stats,
-    *,
-    max_workers: int = 8,
-    page_budget: int | None = None,
-    split: bool = False,
-) -> AsyncGenerator[Ordered, None]:
-    """The plan's ``(position, item)`` pairs in result order (the building block of run)."""
-    return _AsyncRunner(plan, source, stats, max_workers, page_budget, split).items()
+#: The plan's ``(position, item)`` pairs in result order (the building block of :func:`run`).
+stream = _AsyncRunner.stream
 
 
 def run(

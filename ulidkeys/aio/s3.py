@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ulidkeys.aio.consuming import AsyncConsumable
 from ulidkeys.aio.execution import AsyncResults, run, run_program
-from ulidkeys.errors import require_str
-from ulidkeys.machines import Page, check_workers
-from ulidkeys.newest import latest
+from ulidkeys.machines import Page
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.listings import MAX_KEYS, ListCall
-from ulidkeys.planning.plans import Plan, Slice
-from ulidkeys.s3.bucket import Bucket, ListingSource, Obj
+from ulidkeys.planning.listings import ListCall
+from ulidkeys.planning.plans import Plan
+from ulidkeys.s3.bucket import Bucket, BucketReads, CursorOf, ListingSource, Obj, ProgramOf
 from ulidkeys.s3.signing import credentials_of, signer_for, signing_setup
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -24,7 +22,6 @@ from ulidkeys.s3.writing import (
     put_new_steps,
 )
 from ulidkeys.steps import perform, perform_async
-from ulidkeys.timeinput import TimeInput
 
 if TYPE_CHECKING:
     from types_aiobotocore_s3 import S3Client
@@ -42,13 +39,13 @@ class AsyncListingSource:
         return mapper.page(response, token)
 
 
-class AsyncBucket(AsyncConsumable):
+class AsyncBucket(BucketReads[AsyncResults[Obj]], AsyncConsumable):
     """A bucket bound to an aiobotocore client and a :class:`KeyLayout`, for asyncio code.
 
     ``AsyncBucket(client, "photos", KeyLayout("uploads/", period="day"))`` with ``client``
     from ``aiobotocore.session.get_session().create_client("s3")``; the methods mirror
-    :class:`~ulidkeys.s3.Bucket`'s and return :class:`AsyncResults` for ``async for``;
-    ``fast_pages`` as on the Bucket.
+    :class:`~ulidkeys.s3.Bucket`'s (the reads are the same code, :class:`BucketReads`) and
+    return :class:`AsyncResults` for ``async for``; ``fast_pages`` as on the Bucket.
     """
 
     def __init__(
@@ -79,65 +76,18 @@ class AsyncBucket(AsyncConsumable):
     def async_source(self, source: ListingSource) -> AsyncListingSource:
         return AsyncListingSource(source)
 
-    def plan_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        after: str | None = None,
-        cursor: str | None = None,
-        max_keys: int = MAX_KEYS,
-    ) -> Plan[ListCall]:
-        """The ListObjectsV2 calls that list exactly the window (as ``Bucket.plan_window``)."""
-        return self.bucket.plan_window(since, until, after=after, cursor=cursor, max_keys=max_keys)
-
-    def list_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        after: str | None = None,
-        cursor: str | None = None,
-        max_workers: int = 8,
-        split: bool = True,
-    ) -> AsyncResults[Obj]:
-        """The objects whose id time is in ``[since, until)``, oldest first (``async for``);
-        ``split`` as in :meth:`Bucket.list_window <ulidkeys.s3.Bucket.list_window>`."""
-        plan = self.plan_window(since, until, after=after, cursor=cursor)
-        return self.run(plan, max_workers=max_workers, split=split)
-
-    def list_slice(
-        self, piece: Slice, *, cursor: str | None = None, max_workers: int = 8
-    ) -> AsyncResults[Obj]:
-        """The objects of one slice of a window (as :meth:`Bucket.list_slice
-        <ulidkeys.s3.Bucket.list_slice>`)."""
-        return self.run(self.bucket.slice_plan(piece, cursor=cursor), max_workers=max_workers)
-
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
     ) -> AsyncResults[Obj]:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
         return run(plan, self.source, max_workers=max_workers, split=split)
 
-    def latest(
-        self,
-        n: int,
-        *,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        cursor: str | None = None,
-        max_workers: int = 8,
-        suffix: str | None = None,
+    def _run_program(
+        self, program: ProgramOf, cursor_of: CursorOf, workers: int
     ) -> AsyncResults[Obj]:
-        """The ``n`` newest objects with id time in ``[since, until)``, newest first (as
-        :meth:`Bucket.latest <ulidkeys.s3.Bucket.latest>`, ``suffix`` too)."""
-        check_workers(max_workers)
-        if suffix is not None:
-            require_str(suffix, "suffix")
-        newest, program = latest(self.layout, self.directory, n, since, until, cursor, suffix)
         return AsyncResults(
-            lambda stats: run_program(program(stats), self.source, stats, max_workers=max_workers),
-            newest.cursor_of,
+            lambda stats: run_program(program(stats), self.source, stats, max_workers=workers),
+            cursor_of,
         )
 
     async def put_new(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ulidkeys.consuming import Consumable
 from ulidkeys.dynamodb.clients import TableOrClient, Target
@@ -25,6 +25,7 @@ from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single
 from ulidkeys.timeinput import TimeInput
 
 Item = dict[str, Any]
+ResultsT = TypeVar("ResultsT")
 
 
 class QuerySource:
@@ -94,37 +95,15 @@ class QuerySource:
         return Page(entries, response.get("LastEvaluatedKey"), read)
 
 
-class Table(Consumable):
-    """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity`.
+class TableReads(Generic[ResultsT]):
+    """The reads of :class:`Table` and of its asyncio twin (``ulidkeys.aio.AsyncTable``),
+    written once: both plan and map pages with the same code and differ only in how a plan
+    is run (``_run``: threads, or awaited tasks), so a query behaves the same in either shell.
+    ``ResultsT`` is ``Results`` or ``AsyncResults``."""
 
-    Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
-    client (then ``table_name=`` too); every form returns the same plain items
-    (numbers as ``Decimal``). ``fast_pages`` reads the client's pages with
-    :mod:`ulidkeys.dynamodb.pages` (the same values as botocore and boto3, ~6x less CPU per
-    page; a handler on this client's events only); ``fast_pages=False`` leaves parsing to
-    botocore.
-    """
-
-    def __init__(
-        self,
-        table_or_client: TableOrClient | Target,
-        entity: Entity,
-        *,
-        table_name: str | None = None,
-        fast_pages: bool = True,
-    ) -> None:
-        if not isinstance(entity, Entity):
-            raise InvalidType(f"entity={describe(entity)} must be an Entity")
-        self.entity = entity
-        if isinstance(table_or_client, Target):  # already resolved (the asyncio twin's)
-            self.target = table_or_client
-        else:
-            self.target = Target.resolve(table_or_client, table_name)
-        self.name = self.target.table_name
-        self.fast_pages = install_fast_pages(self.target.client) if fast_pages else False
-
-    def __repr__(self) -> str:
-        return f"Table({self.name!r}, {self.entity!r})"
+    entity: Entity
+    target: Target
+    fast_pages: bool
 
     # --- queries --------------------------------------------------------------------------
     def plan_window(
@@ -170,7 +149,7 @@ class Table(Consumable):
         max_workers: int = 8,
         split: bool = False,
         **fields: object,
-    ) -> Results[Item]:
+    ) -> ResultsT:
         """The entity's items whose id time is in ``[since, until)``, as plain Python values.
 
         ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
@@ -205,7 +184,7 @@ class Table(Consumable):
         page_size: int | None = None,
         max_workers: int = 8,
         **fields: object,
-    ) -> Results[Item]:
+    ) -> ResultsT:
         """The items of one slice of a window (``plan.slices(n)[i]`` or ``Slice.from_json``):
         what one of many workers queries; ``cursor=`` resumes the slice's own query."""
         plan = self.slice_plan(
@@ -243,7 +222,7 @@ class Table(Consumable):
         index: str | None = None,
         max_workers: int = 8,
         **fields: object,
-    ) -> Results[Item]:
+    ) -> ResultsT:
         """The ``n`` newest items with id time in ``[since, until)``, newest first.
 
         A bucketed entity needs ``since=`` to bound how many buckets are visited.
@@ -281,6 +260,63 @@ class Table(Consumable):
             fields=fields,
         )
 
+    def run(
+        self,
+        plan: Plan[QueryCall],
+        *,
+        page_size: int | None = None,
+        max_workers: int = 8,
+        split: bool = False,
+    ) -> ResultsT:
+        """Run a plan made by :meth:`plan` (or by hand) against this table; ``split`` as in
+        :meth:`query_window`."""
+        source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
+        return self._run(plan, source, max_workers, split)
+
+    def _run(
+        self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool
+    ) -> ResultsT:
+        """The shell's run of ``plan`` with the pages of ``source`` (threads, or awaited)."""
+        raise NotImplementedError
+
+
+class Table(TableReads[Results[Item]], Consumable):
+    """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity`.
+
+    Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
+    client (then ``table_name=`` too); every form returns the same plain items
+    (numbers as ``Decimal``). ``fast_pages`` reads the client's pages with
+    :mod:`ulidkeys.dynamodb.pages` (the same values as botocore and boto3, ~6x less CPU per
+    page; a handler on this client's events only); ``fast_pages=False`` leaves parsing to
+    botocore.
+    """
+
+    def __init__(
+        self,
+        table_or_client: TableOrClient | Target,
+        entity: Entity,
+        *,
+        table_name: str | None = None,
+        fast_pages: bool = True,
+    ) -> None:
+        if not isinstance(entity, Entity):
+            raise InvalidType(f"entity={describe(entity)} must be an Entity")
+        self.entity = entity
+        if isinstance(table_or_client, Target):  # already resolved (the asyncio twin's)
+            self.target = table_or_client
+        else:
+            self.target = Target.resolve(table_or_client, table_name)
+        self.name = self.target.table_name
+        self.fast_pages = install_fast_pages(self.target.client) if fast_pages else False
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r}, {self.entity!r})"
+
+    def _run(
+        self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool
+    ) -> Results[Item]:
+        return run(plan, source, max_workers=workers, split=split)
+
     def consumed(
         self, listing: dict[str, object]
     ) -> tuple[
@@ -298,19 +334,6 @@ class Table(Consumable):
 
         source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
         return plan_for, source, self.entity.scheme
-
-    def run(
-        self,
-        plan: Plan[QueryCall],
-        *,
-        page_size: int | None = None,
-        max_workers: int = 8,
-        split: bool = False,
-    ) -> Results[Item]:
-        """Run a plan made by :meth:`plan` (or by hand) against this table; ``split`` as in
-        :meth:`query_window`."""
-        source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
-        return run(plan, source, max_workers=max_workers, split=split)
 
     def query_args(
         self,

@@ -111,7 +111,8 @@ def _stored_token(target: Target, key: Mapping[str, Any]) -> Steps[object]:
 
 class BatchQueue:
     """What :class:`BatchWriter` and its asyncio twin (``ulidkeys.aio.AsyncBatchWriter``) share:
-    the queue of requests not known to be written and the steps that send them."""
+    the queue of requests not known to be written and the steps that send them. Its
+    constructor is :class:`BatchWriter`'s (``sleep``: how a backoff waits)."""
 
     def __init__(
         self,
@@ -122,8 +123,23 @@ class BatchQueue:
         base_delay: float = 0.05,
         max_delay: float = 5.0,
         max_attempts: int | None = None,
+        sleep: Callable[[float], Any] = time.sleep,
     ) -> None:
+        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep)
+
+    def _setup(
+        self,
+        target: Target,
+        key_attrs: tuple[str, str],
+        check: Callable[[Mapping[str, Any]], object] | None,
+        base_delay: float,
+        max_delay: float,
+        max_attempts: int | None,
+        sleep: Callable[[float], Any],
+    ) -> None:
+        """The constructor's work, for the asyncio twin too (whose ``sleep`` default differs)."""
         self.target = target
+        self._sleep = sleep  # what a Pause step waits with: time.sleep, or an awaited sleep
         self.table_name = self.target.table_name
         self.key_attrs = key_attrs
         self._check = check
@@ -241,27 +257,6 @@ class BatchWriter(BatchQueue):
     not known to be written, in order, in :attr:`pending`: call :meth:`flush` again to send
     them (never put the item again), or take them from :attr:`pending` and :meth:`clear`.
     """
-
-    def __init__(
-        self,
-        target: Target,
-        *,
-        key_attrs: tuple[str, str],
-        check: Callable[[Mapping[str, Any]], object] | None = None,
-        base_delay: float = 0.05,
-        max_delay: float = 5.0,
-        max_attempts: int | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        super().__init__(
-            target,
-            key_attrs=key_attrs,
-            check=check,
-            base_delay=base_delay,
-            max_delay=max_delay,
-            max_attempts=max_attempts,
-        )
-        self._sleep = sleep
 
     def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); see the class notes for raises."""

@@ -7,8 +7,8 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ulidkeys.consuming import Consumable
 from ulidkeys.errors import (
@@ -19,12 +19,12 @@ from ulidkeys.errors import (
 )
 from ulidkeys.execution import Results, outcome, run, run_program
 from ulidkeys.folders import periods_program
-from ulidkeys.machines import Page, Stats, check_workers
+from ulidkeys.machines import Page, Program, Stats, check_workers
 from ulidkeys.newest import latest
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_window
 from ulidkeys.planning.partitions import PeriodFolder
-from ulidkeys.planning.plans import Plan, Slice, resolve_window
+from ulidkeys.planning.plans import Plan, Position, Slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -36,13 +36,15 @@ from ulidkeys.s3.writing import (
 from ulidkeys.timeinput import TimeInput
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from types_boto3_s3 import S3Client
 
     from ulidkeys.ids.protocol import IdScheme
 
 Obj = dict[str, Any]
+ResultsT = TypeVar("ResultsT")
+#: A program given the run's stats, and the cursor of a position: what a shell needs to run one
+ProgramOf = Callable[[Stats], Program]
+CursorOf = Callable[[Position], str]
 
 
 def is_directory_bucket(bucket: str) -> bool:
@@ -102,38 +104,14 @@ def _first(entry: tuple[str, Obj]) -> str:
     return entry[0]
 
 
-class Bucket(Consumable):
-    """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
+class BucketReads(Generic[ResultsT]):
+    """The reads of :class:`Bucket` and of its asyncio twin (``ulidkeys.aio.AsyncBucket``),
+    written once: both plan with the same code and differ only in how a plan or a program is
+    run (:meth:`run` and ``_run_program``: threads, or awaited tasks), so a reading method
+    behaves the same in either shell. ``ResultsT`` is ``Results`` or ``AsyncResults``."""
 
-    ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
-    windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
-    keys (:meth:`put_new`, presigned uploads), and consumes what is new since a checkpoint
-    (:meth:`consume`). Directory buckets (names ending ``--x-s3``) are detected by name; pass
-    ``directory=`` to say so explicitly. ``fast_pages`` reads the client's ListObjectsV2 pages
-    with :mod:`ulidkeys.s3.pages` (the same dicts as botocore, ~10x+ less CPU per page; a
-    handler on this client's events only); ``fast_pages=False`` leaves parsing to botocore.
-    """
-
-    def __init__(
-        self,
-        client: S3Client,
-        name: str,
-        layout: KeyLayout | None = None,
-        *,
-        directory: bool | None = None,
-        fast_pages: bool = True,
-    ) -> None:
-        if not isinstance(name, str) or not name:
-            raise InvalidValue(f"name={describe(name)} must be a bucket name")
-        self.layout = KeyLayout() if layout is None else layout
-        if not isinstance(self.layout, KeyLayout):
-            raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
-        self.client, self.name = client, name
-        self.directory = is_directory_bucket(name) if directory is None else directory
-        self.source = ListingSource(client, name, fast_pages=fast_pages)
-
-    def __repr__(self) -> str:
-        return f"Bucket({self.name!r}, {self.layout})"
+    layout: KeyLayout
+    directory: bool
 
     # --- windows --------------------------------------------------------------------------
     def plan_window(
@@ -166,7 +144,7 @@ class Bucket(Consumable):
         cursor: str | None = None,
         max_workers: int = 8,
         split: bool = True,
-    ) -> Results[Obj]:
+    ) -> ResultsT:
         """The objects whose id time is in ``[since, until)``, oldest first.
 
         ``since`` defaults to the beginning of time, ``until`` to now; with ``cursor=`` and
@@ -179,7 +157,7 @@ class Bucket(Consumable):
 
     def list_slice(
         self, piece: Slice, *, cursor: str | None = None, max_workers: int = 8
-    ) -> Results[Obj]:
+    ) -> ResultsT:
         """The objects of one slice of a window (``plan.slices(n)[i]`` or ``Slice.from_json``):
         what one of many workers lists; ``cursor=`` resumes the slice's own listing."""
         return self.run(self.slice_plan(piece, cursor=cursor), max_workers=max_workers)
@@ -190,11 +168,85 @@ class Bucket(Consumable):
         plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
         return plan.slice_plan(piece, cursor)
 
+    def run(self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True) -> ResultsT:
+        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
+        raise NotImplementedError
+
+    def _run_program(self, program: ProgramOf, cursor_of: CursorOf, workers: int) -> ResultsT:
+        """The results of a program (given the run's stats) run against this bucket, resumed
+        by ``cursor_of``: what :meth:`latest` hands back."""
+        raise NotImplementedError
+
+    # --- the newest objects ---------------------------------------------------------------
+    def latest(
+        self,
+        n: int,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        cursor: str | None = None,
+        max_workers: int = 8,
+        suffix: str | None = None,
+    ) -> ResultsT:
+        """The ``n`` newest objects with id time in ``[since, until)`` (default: all time
+        before now), newest first. ``cursor=`` continues with the next older ones.
+
+        ``suffix``: the ``n`` newest whose key ends in exactly this text after the id (``.jpg``:
+        not ``.png``, not ``.tar.jpg``); while objects with another suffix stood among the
+        newest, older ones are listed from the cursor, so ``n`` come back whenever ``n`` such
+        objects exist. The others are counted in ``stats.filtered``.
+        """
+        check_workers(max_workers)
+        if suffix is not None:
+            require_str(suffix, "suffix")
+        newest, program = latest(self.layout, self.directory, n, since, until, cursor, suffix)
+        return self._run_program(program, newest.cursor_of, max_workers)
+
+
+class Bucket(BucketReads[Results[Obj]], Consumable):
+    """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
+
+    ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
+    windows (:meth:`list_window`), the newest objects (:meth:`latest`) and writes under fresh
+    keys (:meth:`put_new`, presigned uploads), and consumes what is new since a checkpoint
+    (:meth:`consume`). Directory buckets (names ending ``--x-s3``) are detected by name; pass
+    ``directory=`` to say so explicitly. ``fast_pages`` reads the client's ListObjectsV2 pages
+    with :mod:`ulidkeys.s3.pages` (the same dicts as botocore, ~10x+ less CPU per page; a
+    handler on this client's events only); ``fast_pages=False`` leaves parsing to botocore.
+    """
+
+    def __init__(
+        self,
+        client: S3Client,
+        name: str,
+        layout: KeyLayout | None = None,
+        *,
+        directory: bool | None = None,
+        fast_pages: bool = True,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidValue(f"name={describe(name)} must be a bucket name")
+        self.layout = KeyLayout() if layout is None else layout
+        if not isinstance(self.layout, KeyLayout):
+            raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
+        self.client, self.name = client, name
+        self.directory = is_directory_bucket(name) if directory is None else directory
+        self.source = ListingSource(client, name, fast_pages=fast_pages)
+
+    def __repr__(self) -> str:
+        return f"Bucket({self.name!r}, {self.layout})"
+
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
     ) -> Results[Obj]:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
         return run(plan, self.source, max_workers=max_workers, split=split)
+
+    def _run_program(self, program: ProgramOf, cursor_of: CursorOf, workers: int) -> Results[Obj]:
+        return Results(
+            lambda stats: run_program(program(stats), self.source, stats, max_workers=workers),
+            cursor_of,
+        )
 
     # --- what is new since the last run (Consumable.consume) -------------------------------
     def consumed(
@@ -218,34 +270,6 @@ class Bucket(Consumable):
             )
 
         return plan_for, self.source, self.layout.scheme
-
-    # --- the newest objects ---------------------------------------------------------------
-    def latest(
-        self,
-        n: int,
-        *,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        cursor: str | None = None,
-        max_workers: int = 8,
-        suffix: str | None = None,
-    ) -> Results[Obj]:
-        """The ``n`` newest objects with id time in ``[since, until)`` (default: all time
-        before now), newest first. ``cursor=`` continues with the next older ones.
-
-        ``suffix``: the ``n`` newest whose key ends in exactly this text after the id (``.jpg``:
-        not ``.png``, not ``.tar.jpg``); while objects with another suffix stood among the
-        newest, older ones are listed from the cursor, so ``n`` come back whenever ``n`` such
-        objects exist. The others are counted in ``stats.filtered``.
-        """
-        check_workers(max_workers)
-        if suffix is not None:
-            require_str(suffix, "suffix")
-        newest, program = latest(self.layout, self.directory, n, since, until, cursor, suffix)
-        return Results(
-            lambda stats: run_program(program(stats), self.source, stats, max_workers=max_workers),
-            newest.cursor_of,
-        )
 
     # --- period folders -------------------------------------------------------------------
     def periods(
