@@ -16,6 +16,7 @@ import ulid as python_ulid  # python-ulid, reference only
 import uuid6  # reference UUIDv6/v7
 from hypothesis import given
 from hypothesis import strategies as st
+from idsupport import id_at
 
 from ulidkeys import ULID, TimeWindow, base32, errors
 from ulidkeys.ids import (
@@ -124,7 +125,22 @@ def alphabet_of(scheme: IntCodedScheme) -> str:
         return "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-"
     if scheme is OBJECT_ID:
         return "0123456789abcdefABCDEFg"
-    return "0123456789" * 3 + "١２+ -"
+    if scheme.numeric:
+        return "0123456789" * 3 + "١２+ -"
+    return own_characters(scheme) + "-_+ é"
+
+
+def own_characters(scheme: IntCodedScheme) -> str:
+    """Any other text scheme (a new scheme module's too): the characters of 64 of its own ids
+    at random times, in both cases, so mutations stay near its texts instead of digits."""
+    rng = random.Random(scheme.name)
+    step = scheme.resolution_ms
+    first = -(-scheme.min_ms // step) * step
+    seen: set[str] = set()
+    for _ in range(64):
+        seen.update(id_at(scheme, rng.randint(first, scheme.max_ms), rng))
+    chars = "".join(sorted(seen))
+    return "".join(sorted(set(chars + chars.swapcase())))
 
 
 @dataclass(frozen=True)
