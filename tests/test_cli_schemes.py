@@ -21,7 +21,7 @@ from ulid import ULID as PythonULID
 
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity, Table
-from ulidkeys.ids import KSUID, UUID7, bounds, names, scheme_named
+from ulidkeys.ids import KSUID, UUID7, bounds, names, registration_of, scheme_named
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timewindow import TimeWindow
 
@@ -62,7 +62,7 @@ def test_new_makes_ids_of_the_scheme(name: str, capsys: pytest.CaptureFixture[st
 def test_new_at_a_time_makes_ids_of_that_time(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    node = ["--node", "7"] if name == "sonyflake" else []
+    node = ["--node", "7"] if registration_of(name).takes_node else []
     assert (
         main(["new", "--scheme", name, "-n", "3", "--at", "2024-05-17T09:00:01.250Z", *node]) == 0
     )
@@ -89,6 +89,10 @@ def test_new_snowflakes_of_a_node(capsys: pytest.CaptureFixture[str]) -> None:
         (["new", "--scheme", "twitter-snowflake"], "needs --node N"),
         (["new", "--scheme", "sonyflake", "--node", "65536"], "0 .. 65535"),
         (["new", "--scheme", "ksuid", "--node", "1"], "have no node"),
+        # schemes with a generator of their own that takes no node: refused, not dropped
+        (["new", "--scheme", "objectid", "--node", "1"], "have no node"),
+        (["new", "--scheme", "uuid4", "--node", "1"], "have no node"),
+        (["new", "--scheme", "uuid1-ordered", "--node", "1"], "have no node"),
         (["new", "--scheme", "ticket"], "TicketServer"),
         (["new", "--scheme", "uuid5"], "not made from a clock"),
         (["new", "--scheme", "ksuid", "--at", "2000-01-01T00:00:00Z"], "hold times from 2014"),

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import importlib.util
 import io
 import os
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import boto3
@@ -24,6 +26,7 @@ from faults import moto_server
 from moto import mock_aws
 
 from ulidkeys.dynamodb import Entity
+from ulidkeys.ids.registry import REGISTRATIONS, names
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import now_ms, to_ms
 from ulidkeys.ulid import ULID
@@ -180,3 +183,35 @@ def test_readme_async_example_runs_against_moto_server(
     assert printed[:3] == in_window  # in time order (the ids are 1 ms apart)
     assert printed[3] == "4" and printed[4].startswith("uk1.")  # a call a shard; the cursor
     assert printed[5:] == [recent, recent]  # the newest object; the one new in the last hour
+
+
+def _scheme_table_hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "scheme_table_hook", ROOT / "docs" / "hooks" / "scheme_table.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scheme_tables_are_generated_from_the_registry() -> None:
+    # The scheme tables are the hook's rendering of the registry (a new scheme module is a new
+    # row with no edit to the docs): one row per registration, in its order, each example an
+    # id of its scheme; the pages that show one hold the marker, not a hand-written table.
+    hook = _scheme_table_hook()
+    rows = hook.render_table().splitlines()[2:]
+    assert len(rows) == len(REGISTRATIONS)
+    for row, entry in zip(rows, REGISTRATIONS, strict=True):
+        assert row.startswith(f"| `{entry.name}`")
+        made = hook.example(entry)
+        assert made == "" or entry.scheme_for(made).parse(made) == made
+        assert made == "" or f"`{made}`" in row
+    for page in ("docs/howto/schemes.md", "docs/explain/choosing-a-scheme.md"):
+        markdown = (ROOT / page).read_text()
+        assert hook.TABLE_MARK in markdown
+        rendered = hook.on_page_markdown(markdown, None, None, None)
+        assert all(f"`{name}`" in rendered for name in names())
+    reference = hook.on_page_markdown(hook.MODULES_MARK, None, None, None)
+    assert "::: ulidkeys.ids.sonyflake" in reference and "::: ulidkeys.ids.ksuid" in reference
+    assert "::: ulidkeys.ids.inspection" not in reference  # it reads the registry, declares none

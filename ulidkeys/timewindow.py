@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ulidkeys import base32, prefixcover
 from ulidkeys.errors import InvalidWindow, require_str
 from ulidkeys.ids.protocol import bounds
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.prefixcover import END_OF_TIME_MS, PrefixBlock, PrefixCover
 from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
 from ulidkeys.ulid import ULID

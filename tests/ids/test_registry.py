@@ -4,17 +4,22 @@ schemes; registrations checked when declared."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from types import ModuleType
+
 import pytest
 
 from ulidkeys import ids
 from ulidkeys.errors import InvalidValue
-from ulidkeys.ids import inspect
+from ulidkeys.ids import IntCodedScheme, inspect
 from ulidkeys.ids.inspection import READERS
 from ulidkeys.ids.registration import Reading, Registration
 from ulidkeys.ids.registry import (
     BY_NAME,
     READINGS,
     REGISTRATIONS,
+    generator_for,
     names,
     registration_of,
     scheme_named,
@@ -22,15 +27,66 @@ from ulidkeys.ids.registry import (
 )
 
 
-def test_every_built_in_scheme_is_registered_once() -> None:
+def scheme_modules() -> list[ModuleType]:
+    """Every module of the ``ulidkeys.ids`` package, found the way the registry finds them."""
+    return [
+        importlib.import_module(f"ulidkeys.ids.{module.name}")
+        for module in pkgutil.iter_modules(ids.__path__)
+    ]
+
+
+def test_every_scheme_a_module_defines_is_registered_once() -> None:
+    # No list of names here: every scheme object any module of the package holds at module
+    # level (its own or imported) is registered, so a module whose REGISTRATIONS is missing,
+    # empty or short fails this test, and a new scheme file needs no edit to pass it.
+    registered = {id(entry.scheme) for entry in REGISTRATIONS} | {
+        id(entry.sample) for entry in REGISTRATIONS
+    }
+    families = tuple(type(entry.sample) for entry in REGISTRATIONS if entry.scheme is None)
+    defined: set[int] = set()
+    for module in scheme_modules():
+        for name, value in vars(module).items():
+            if isinstance(value, IntCodedScheme) and not isinstance(value, families):
+                defined.add(id(value))
+                assert id(value) in registered, f"{module.__name__}.{name} is not registered"
+        for entry in getattr(module, "REGISTRATIONS", ()):
+            assert registration_of(entry.name) is entry  # found by the walk, under its name
+    # and the other way round: the registry holds exactly the schemes the modules define
+    assert defined == {id(entry.scheme) for entry in REGISTRATIONS if entry.scheme is not None}
     assert names()[0] == "ulid"
     assert len(set(names())) == len(names())
-    fixed = {scheme.name for scheme in (*ids.SCHEMES, *ids.UUID_SCHEMES, *ids.TAGGED_ULIDS)}
-    assert fixed | {"typeid", "ticket", "sonyflake"} == set(names())
     for entry in REGISTRATIONS:
         assert registration_of(entry.name) is entry
         for alias in entry.aliases:
             assert BY_NAME[alias] is entry
+    assert not set(names()) & {alias for entry in REGISTRATIONS for alias in entry.aliases}
+
+
+def test_schemes_is_every_registered_scheme_that_sorts_by_time() -> None:
+    assert ids.SCHEMES[0] is ids.ULID_SCHEME and isinstance(ids.SCHEMES, tuple)
+    single = [entry.scheme for entry in REGISTRATIONS if entry.scheme is not None]
+    assert list(ids.SCHEMES) == [s for s in single if s.sorts_by_time]
+    assert {s.name for s in ids.SCHEMES} >= {"ulid", "uuid7", "ksuid", "sonyflake", "ulid-tag1"}
+    assert not {s.name for s in ids.SCHEMES} & {"uuid1", "uuid4", "ticket", "typeid"}
+
+
+def test_a_generator_gets_a_node_only_when_its_registration_takes_one() -> None:
+    # ObjectId, UUIDv4 and the v1 family have generators of their own that take no node:
+    # generator_for refuses node= for them rather than let the generator drop it.
+    for entry in REGISTRATIONS:
+        if not entry.generated:
+            continue
+        if entry.takes_node:
+            make = generator_for(entry.name, node=1, clock=lambda: 1_700_000_000_000)
+            assert entry.scheme_for(made := make()).parse(made) == made
+            with pytest.raises(InvalidValue, match="need node="):
+                generator_for(entry.name)
+        else:
+            with pytest.raises(InvalidValue, match="have no node"):
+                generator_for(entry.name, node=1)
+    assert {e.name for e in REGISTRATIONS if e.takes_node} >= {"twitter-snowflake", "sonyflake"}
+    with pytest.raises(InvalidValue, match="takes_node=True needs the generator="):
+        Registration("ksuid", ids.KSUID, takes_node=True)
 
 
 def test_names_are_read_case_and_space_insensitively_and_unknown_ones_listed() -> None:

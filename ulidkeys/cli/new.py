@@ -19,7 +19,7 @@ from ulidkeys.cli.output import Row, emit
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.protocol import IdScheme, has_no_time
 from ulidkeys.ids.registry import generator_for, registration_of
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import (
     format_ms,
     to_ms,

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import (
     TIME_TEXT_RULE,
 )

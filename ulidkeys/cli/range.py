@@ -17,7 +17,7 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import Row, emit
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.protocol import IdScheme, bounds
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.awscli import s3_commands
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url

@@ -1,23 +1,24 @@
-"""Id schemes behind one protocol: ULID, UUIDs (v1-v7, ordered v1, nil, max), KSUID, ObjectId,
-Snowflake/Instagram/Sonyflake ids, TypeID, tagged ULIDs, timeless tickets; ``inspect`` tells
-which one a text is. ``registration_of(name)`` / ``scheme_named(name)`` find any of them by name
-(``REGISTRATIONS``: every one, collected from the modules that declare them).
+"""Id schemes behind one protocol; ``inspect`` tells which one a text is.
+
+Every scheme lives in its own module of this package with its :class:`Registration`; the
+registry (:mod:`ulidkeys.ids.registry`) finds them by walking the package, so ``names()`` and
+``REGISTRATIONS`` list every one, ``registration_of(name)`` / ``scheme_named(name)`` find any of
+them by name, and ``SCHEMES`` holds every registered single scheme whose text sorts by time
+(ULID first). ``UUID_SCHEMES`` holds the UUIDs but v7 and v6, ``TAGGED_ULIDS`` the tagged
+ULIDs; TypeIDs are made per prefix.
 
 ``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
-time-sortable one; ``SCHEMES`` holds the fixed built-in ones (ULID first), ``UUID_SCHEMES``
-the other UUIDs, ``TAGGED_ULIDS`` the tagged ULIDs; TypeIDs are made per prefix."""
+time-sortable one."""
 
-from ulidkeys.ids.generators import (
-    DISCORD_SPLIT,
-    INSTAGRAM_SPLIT,
-    TWITTER_SPLIT,
-    IdGenerator,
-    SnowflakeGenerator,
-    SnowflakeSplit,
-    instagram_shard_of,
-)
+from ulidkeys.ids.base import IntCodedScheme
+from ulidkeys.ids.discord import DISCORD_SNOWFLAKE, DISCORD_SPLIT
+from ulidkeys.ids.generators import IdGenerator
+from ulidkeys.ids.gregorian import UUID1, UUID1_ORDERED, UUID6, convert_uuid
 from ulidkeys.ids.inspection import READERS, Inspection, inspect
+from ulidkeys.ids.instagram import INSTAGRAM_ID, INSTAGRAM_SPLIT, instagram_shard_of
 from ulidkeys.ids.interop import coerce_id
+from ulidkeys.ids.ksuid import KSUID
+from ulidkeys.ids.objectid import OBJECT_ID
 from ulidkeys.ids.protocol import (
     IdScheme,
     MsWindow,
@@ -37,23 +38,18 @@ from ulidkeys.ids.protocol import (
 from ulidkeys.ids.registration import Reading, Registration
 from ulidkeys.ids.registry import (
     REGISTRATIONS,
+    SCHEMES,
     generator_for,
     names,
     registration_of,
     scheme_named,
 )
-from ulidkeys.ids.schemes import (
-    DISCORD_SNOWFLAKE,
-    INSTAGRAM_ID,
-    KSUID,
-    OBJECT_ID,
-    SCHEMES,
+from ulidkeys.ids.snowflake import (
     TWITTER_SNOWFLAKE,
-    ULID_SCHEME,
-    UUID6,
-    UUID7,
-    IntCodedScheme,
+    TWITTER_SPLIT,
+    SnowflakeGenerator,
     SnowflakeScheme,
+    SnowflakeSplit,
 )
 from ulidkeys.ids.tickets import TICKET, TICKET_MAX, TicketScheme, TicketSplit
 from ulidkeys.ids.typed import (
@@ -66,17 +62,9 @@ from ulidkeys.ids.typed import (
     split_typeid,
     typeid,
 )
-from ulidkeys.ids.uuids import (
-    UUID1,
-    UUID1_ORDERED,
-    UUID3,
-    UUID4,
-    UUID5,
-    UUID_MAX,
-    UUID_NIL,
-    UUID_SCHEMES,
-    convert_uuid,
-)
+from ulidkeys.ids.ulids import ULID_SCHEME
+from ulidkeys.ids.uuid7 import UUID7
+from ulidkeys.ids.uuids import UUID3, UUID4, UUID5, UUID_MAX, UUID_NIL, UUID_SCHEMES
 
 __all__ = [
     "DISCORD_SNOWFLAKE",

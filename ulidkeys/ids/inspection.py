@@ -256,7 +256,21 @@ def _reasons(text: str) -> str:
                 reasons.append(f"as {scheme.name}: {error}")
     if reasons:
         return "; ".join(reasons)
-    return (
-        f"it has {len(text)} characters; ULIDs have 26, UUIDs 36 (or 32 hex), KSUIDs 27, "
-        "ObjectIds 24, TypeIDs a prefix and '_' before 26, Snowflakes up to 20 digits"
-    )
+    return f"it has {len(text)} characters; id lengths: {_LENGTHS}"
+
+
+def _lengths() -> str:
+    """The text lengths of the schemes ``inspect`` guesses, from the registry (so a new scheme
+    module is listed with no edit here): ``26 for ulid, ulid-tag1; 36 for uuid7, ...``; a
+    family by its example member."""
+    by_size: dict[str, list[str]] = {}
+    for entry in REGISTRATIONS:
+        scheme = entry.sample
+        if scheme is None or not entry.readings:
+            continue
+        size = f"up to {scheme.length} digits" if scheme.numeric else str(scheme.length)
+        by_size.setdefault(size, []).append(scheme.name)
+    return "; ".join(f"{size} for {', '.join(found)}" for size, found in by_size.items())
+
+
+_LENGTHS = _lengths()

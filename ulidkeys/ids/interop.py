@@ -10,8 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ulidkeys.errors import InvalidId, InvalidType, describe
+from ulidkeys.ids.gregorian import UUID1, UUID1_ORDERED, convert_uuid
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.ids.uuids import UUID1, UUID1_ORDERED, convert_uuid
 
 
 def _id_bytes(value: object) -> bytes | None:

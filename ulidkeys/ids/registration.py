@@ -23,7 +23,8 @@ Clock = Callable[[], int]
 RandBits = Callable[[int], int]
 #: How a scheme's generator is made: ``make(scheme, clock, randbits, node)`` returns a callable
 #: giving a new id's canonical text at each call. ``node`` is the machine or shard number of
-#: node-based schemes (Snowflakes), None for the others.
+#: node-based schemes (Snowflakes: ``Registration(takes_node=True)``), always None for the others:
+#: the registry refuses ``node=`` for a scheme that does not declare it takes one.
 MakeGenerator = Callable[[IdScheme, Clock, RandBits, "int | None"], Callable[[], str]]
 
 
@@ -44,9 +45,9 @@ def hex_digits(value: int, digits: int) -> str:
 @dataclass(frozen=True)
 class Reading:
     """One way ``inspect`` may read text as a scheme without being told: tried in ascending
-    ``order`` over every scheme (ULID 10, TypeID 20, tagged ULIDs 30, dashed UUIDs 40, ordered
-    UUIDv1 50, UUIDs as 32 hex 60, KSUID and ObjectId 70, Snowflakes 80); ``spelling`` gives the
-    text to parse, or None when the text cannot be this reading."""
+    ``order`` over every registered scheme (ULID's 10 comes first; ``ulidkeys schemes`` and
+    :data:`ulidkeys.ids.registry.READINGS` give the whole order); ``spelling`` gives the text
+    to parse, or None when the text cannot be this reading."""
 
     order: float
     spelling: Callable[[str], str | None] = same_text
@@ -65,6 +66,9 @@ class Registration:
     (None: the time from the clock and every other free bit random, see
     ``ulidkeys.ids.generators.IdGenerator``); ``generated=False`` marks schemes whose ids are
     not made from a clock and random bits (tickets come from a counter, UUIDv3/v5 from a name).
+    ``takes_node=True`` says the generator takes ``node=`` (Snowflakes' machine or shard
+    number); for any other scheme a ``node`` (``ulidkeys new --node``) is refused, never
+    silently dropped.
     """
 
     name: str
@@ -78,6 +82,7 @@ class Registration:
     fields: FieldsOf = no_fields
     readings: tuple[Reading, ...] = ()
     explains_refusals: bool = False
+    takes_node: bool = False
     summary: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -89,6 +94,11 @@ class Registration:
             raise InvalidValue(
                 f"registration {describe(self.name)} names a scheme called "
                 f"{describe(self.scheme.name)}"
+            )
+        if self.takes_node and self.generator is None:
+            raise InvalidValue(
+                f"registration {describe(self.name)} takes_node=True needs the generator= "
+                "that takes it"
             )
         if self.sample is None:
             raise InvalidValue(f"registration {describe(self.name)} of a family needs example=")

@@ -16,10 +16,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ulidkeys.errors import InvalidValue, describe, require_str
+from ulidkeys.ids.base import IntCodedScheme
 from ulidkeys.ids.generators import IdGenerator, wall_ms
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Clock, RandBits, Reading, Registration
-from ulidkeys.ids.schemes import IntCodedScheme
 
 #: Modules of the package that import this one (so are not scheme modules).
 _ABOVE = frozenset({"registry", "inspection"})
@@ -72,6 +72,16 @@ READINGS: tuple[tuple[Reading, Registration], ...] = tuple(
         ),
         key=lambda pair: pair[0].order,
     )
+)
+
+
+#: Every registered single scheme (not a family) whose text sorts by time, in registry order
+#: (ULID first): what the every-scheme suites and tools parametrize over. A new scheme module
+#: joins it with no other edit.
+SCHEMES: tuple[IntCodedScheme, ...] = tuple(
+    registration.scheme
+    for registration in REGISTRATIONS
+    if isinstance(registration.scheme, IntCodedScheme) and registration.scheme.sorts_by_time
 )
 
 
@@ -143,9 +153,11 @@ def generator_for(
         )
     clock = wall_ms if clock is None else clock
     randbits = secrets.randbits if randbits is None else randbits
+    if node is not None and not registration.takes_node:
+        # checked here, not left to each generator: one that ignored node= would let
+        # `ulidkeys new --node` be silently dropped
+        raise InvalidValue(f"scheme={describe(name)}: {registration.name} ids have no node")
     if registration.generator is not None:
         return registration.generator(scheme, clock, randbits, node)
-    if node is not None:
-        raise InvalidValue(f"scheme={describe(name)}: {registration.name} ids have no node")
     assert isinstance(scheme, IntCodedScheme)  # every registered scheme is one
     return IdGenerator(scheme, clock=clock, randbits=randbits)

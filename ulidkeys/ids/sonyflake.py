@@ -7,9 +7,13 @@ A scheme declared in its own file: the registry finds it, so layouts, entities, 
 
 from __future__ import annotations
 
-from ulidkeys.ids.generators import SnowflakeSplit, snowflake_generator, split_fields
 from ulidkeys.ids.registration import Registration
-from ulidkeys.ids.schemes import SnowflakeScheme
+from ulidkeys.ids.snowflake import (
+    SnowflakeScheme,
+    SnowflakeSplit,
+    snowflake_generator,
+    split_fields,
+)
 
 #: 2014-09-01T00:00:00Z, Sonyflake's default start time.
 SONYFLAKE_EPOCH_MS = 1_409_529_600_000
@@ -29,6 +33,7 @@ REGISTRATIONS = (
         SONYFLAKE,
         fields=split_fields(SONYFLAKE_SPLIT, "machine_id"),
         generator=snowflake_generator(SONYFLAKE_SPLIT),
+        takes_node=True,
         summary="Sony: 39 bits of 10 ms steps since 2014-09-01, 8-bit sequence, 16-bit machine",
     ),
 )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ulidkeys.errors import InvalidValue, TicketsExhausted, describe, require_count, require_int
 from ulidkeys.ids.protocol import no_time
 from ulidkeys.ids.registration import Registration
-from ulidkeys.ids.schemes import SnowflakeScheme
+from ulidkeys.ids.snowflake import SnowflakeScheme
 
 #: The largest ticket: Flickr's ``Tickets64`` is an unsigned 64-bit column, and so is the
 #: 20-digit text of :data:`TICKET`.

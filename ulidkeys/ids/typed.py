@@ -10,16 +10,11 @@ import re
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe, require_count
+from ulidkeys.ids.base import IntCodedScheme, char_class
 from ulidkeys.ids.registration import Field, Reading, Registration
-from ulidkeys.ids.schemes import (
-    _UUID_TEXT,
-    ULID_SCHEME,
-    UUID7,
-    IntCodedScheme,
-    _char_class,
-    ulid_fields,
-    uuid_fields,
-)
+from ulidkeys.ids.ulids import ULID_SCHEME, ulid_fields
+from ulidkeys.ids.uuid7 import UUID7
+from ulidkeys.ids.uuidbase import _UUID_TEXT, uuid_fields
 from ulidkeys.ulid import new
 
 #: The TypeID spec's prefix rule (v0.3): up to 63 of ``[a-z_]``, starting and ending in a letter.
@@ -154,7 +149,7 @@ class TaggedUlidScheme(IntCodedScheme):
         self.tag = tag
         self.name = f"ulid-tag{tag}"
         firsts = base32.ALPHABET[tag * 8 : tag * 8 + 8]
-        self.pattern = _char_class(firsts) + _char_class(base32.ALPHABET) + "{25}"
+        self.pattern = char_class(firsts) + char_class(base32.ALPHABET) + "{25}"
 
     def _broken_rule(self, value: int) -> str | None:
         tag = value >> 128

@@ -34,7 +34,7 @@ from ulidkeys.ids.protocol import (
     require_sortable,
     shard_of,
 )
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of

@@ -32,7 +32,7 @@ from ulidkeys.ids.protocol import (
     require_sortable,
     shard_of,
 )
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.keytext import check_path, check_text
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
 from ulidkeys.planning.plans import Located

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ulidkeys.errors import InvalidKeyTemplate, describe
-from ulidkeys.ids.schemes import ULID_SCHEME
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.keytext import check_text
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
