@@ -18,7 +18,7 @@ import boto3
 from charts import OTHERS, OURS, pyplot, save
 from moto import mock_aws
 
-from ulidkeys.baselines import filter_expression
+from ulidkeys.cli.baselines import filter_expression
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ulid import ULID
 

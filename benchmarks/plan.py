@@ -12,7 +12,7 @@ from collections.abc import Callable
 from charts import OURS, bar_labels, pyplot, save
 
 from ulidkeys import TimeWindow
-from ulidkeys.prefixcover import END_OF_TIME_MS, resolution_table
+from ulidkeys.planning.prefixcover import END_OF_TIME_MS, resolution_table
 from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms
 
 START = "2024-05-17T09:13:27.123Z"  # deliberately on no block boundary

@@ -25,7 +25,7 @@ from charts import LOSSY, OTHERS, OURS, pyplot, save
 from moto import mock_aws
 
 from ulidkeys import TimeWindow, base32
-from ulidkeys.baselines import full_listing, prefix_delimiter
+from ulidkeys.cli.baselines import full_listing, prefix_delimiter
 from ulidkeys.s3 import Bucket, KeyLayout, ListCall, Results, plan_window
 
 DAY = 86_400_000

@@ -19,7 +19,8 @@ import boto3
 from aiobotocore.session import get_session
 from faults import moto_server
 
-from ulidkeys.execution import Results, Stats
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.execution import Results
 
 T = TypeVar("T")
 MODES = ("sync", "async")

@@ -23,10 +23,10 @@ from ulidkeys.planning import listings, queries
 from ulidkeys.planning.locations import check_bucket_name, check_prefix, split_s3_url
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Cursor
-from ulidkeys.prefixcover import cover, prefix_block
+from ulidkeys.planning.prefixcover import cover, prefix_block
+from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import to_ms
-from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import ULID, Monotonic
 
 SOME = ULID.new(1_700_000_000_000)

@@ -6,8 +6,8 @@ parts live in ``ulidkeys.s3`` and ``ulidkeys.dynamodb`` and need ``boto3``.
 
 from ulidkeys import errors
 from ulidkeys.ids.inspection import Inspection, inspect
-from ulidkeys.prefixcover import PrefixCover, resolution_table
-from ulidkeys.timewindow import TimeWindow
+from ulidkeys.planning.prefixcover import PrefixCover, resolution_table
+from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.ulid import MAX_BATCH, MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
 
 __all__ = [

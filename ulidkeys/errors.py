@@ -138,7 +138,7 @@ class ForkedGenerator(UlidkeysError, RuntimeError):
     and child would issue the same ids. Call ``rebind(node)`` in the child first."""
 
 
-# --- time windows and prefix covers (ulidkeys.timewindow, ulidkeys.prefixcover) ------------
+# --- time windows and prefix covers (ulidkeys.planning.timewindow, ulidkeys.planning.prefixcover)
 
 
 class InvalidPrefixBudget(InvalidValue):

@@ -110,7 +110,7 @@ print(f"shard 00: {len(shard0)} keys in the window, the Delimiter trick found {l
 # ## Calls and keys transferred, by window size
 #
 # Three ways to get a window: `list_window`; a full listing of the prefix filtered on the
-# client; and the Prefix + Delimiter trick on the same calls (`ulidkeys.baselines` has the
+# client; and the Prefix + Delimiter trick on the same calls (`ulidkeys.cli.baselines` has the
 # last two, counting what they cost). The full listing costs the same for every window: 20
 # calls for these 20,000 keys, one per 1,000 keys (100 for 100,000: `benchmarks/s3_window.py`). `list_window` makes one chain per shard here and reads the
 # window plus at most a page's overshoot per chain; the trick reads less because it loses keys.
@@ -118,7 +118,7 @@ print(f"shard 00: {len(shard0)} keys in the window, the Delimiter trick found {l
 # %%
 import matplotlib.pyplot as plt
 
-from ulidkeys.baselines import full_listing, prefix_delimiter
+from ulidkeys.cli.baselines import full_listing, prefix_delimiter
 from ulidkeys.s3 import plan_window
 
 sizes = {"1 min": 60_000, "10 min": 600_000, "1 h": 3_600_000, "6 h": 21_600_000, "1 day": 86_400_000}

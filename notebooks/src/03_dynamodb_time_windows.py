@@ -98,7 +98,7 @@ except InvalidCursor as error:
 # %%
 import matplotlib.pyplot as plt
 
-from ulidkeys.baselines import filter_expression
+from ulidkeys.cli.baselines import filter_expression
 
 client = boto3.client("dynamodb", region_name="us-east-1")
 sizes = {"10 min": 600_000, "1 h": 3_600_000, "6 h": 21_600_000, "1 day": 86_400_000}

@@ -1,4 +1,4 @@
-"""ulidkeys.baselines on S3: the full listing and the Prefix + Delimiter trick count what they
+"""ulidkeys.cli.baselines on S3: the full listing and the Prefix + Delimiter trick count what they
 cost, and the trick loses keys that list_window returns."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from moto import mock_aws
 from s3support import fill_bucket
 
 from ulidkeys import TimeWindow, base32
-from ulidkeys.baselines import full_listing, prefix_delimiter
+from ulidkeys.cli.baselines import full_listing, prefix_delimiter
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z

@@ -15,8 +15,8 @@ from s3support import FakeS3
 from ulidkeys import ULID
 from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.table import QuerySource
+from ulidkeys.engine.pools import DEFAULT_POOL, pool_size
 from ulidkeys.errors import SmallConnectionPool
-from ulidkeys.pools import DEFAULT_POOL, pool_size
 from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_904_000_000

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from s3support import T0, FakeS3, brute_force, keys_of, layouts, ulid_at
 
-from ulidkeys.machines import Slicing, Stats
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.slicing import Slicing
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 
 HOUR = 3_600_000

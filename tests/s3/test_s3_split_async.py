@@ -1,8 +1,8 @@
 """Time slices under asyncio, and what both shells share: the asyncio shell lists a chain as
-concurrent time slices with the same :class:`~ulidkeys.execution.Slicing` as the thread shell
+concurrent time slices with the same :class:`~ulidkeys.engine.slicing.Slicing` as the thread shell
 (exact at every edge, resumable mid-split, within ``max_workers``); Slicing bounds how much is
 listed ahead of a caller that takes nothing; and the asyncio shell's
-:class:`~ulidkeys.execution.Merge` gives the order of the thread shell's ``heapq.merge``.
+:class:`~ulidkeys.engine.scheduling.Merge` gives the order of the thread shell's ``heapq.merge``.
 
 A small in-memory S3 (``FakeS3``) answers through ``await``, so these run without a server;
 the suites against moto's HTTP server are in ``test_s3_async.py``.
@@ -20,7 +20,9 @@ from s3support import T0, FakeS3, brute_force, keys_of, ulid_at
 from test_s3_split import dense_scenarios
 
 from ulidkeys.aio import AsyncBucket
-from ulidkeys.execution import MAX_AHEAD_PAGES, Merge, Slicing, Stats
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.scheduling import Merge
+from ulidkeys.engine.slicing import MAX_AHEAD_PAGES, Slicing
 from ulidkeys.s3 import KeyLayout, plan_window
 from ulidkeys.s3.bucket import ListingSource
 

@@ -1,7 +1,7 @@
 """The asyncio twin of incremental consumers: ``async for`` over what is new since the stored
 checkpoint, with the same run set-up, delivery rule and checkpoint as
-:mod:`ulidkeys.consuming`. Checkpoint stores stay the blocking ones: their load and save run in
-a worker thread, so the event loop never waits on them.
+:mod:`ulidkeys.engine.consuming`. Checkpoint stores stay the blocking ones: their load and save run
+in a worker thread, so the event loop never waits on them.
 """
 
 from __future__ import annotations
@@ -11,13 +11,7 @@ from collections.abc import Coroutine
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.aio.execution import AsyncPageSource, stream
-from ulidkeys.consuming import (
-    Consumable,
-    Consumes,
-    Delivery,
-    Run,
-    RunOptions,
-)
+from ulidkeys.engine.consuming import Consumable, Consumes, Delivery, Run, RunOptions
 from ulidkeys.planning.checkpoints import Checkpoint
 
 Item = TypeVar("Item")
@@ -26,7 +20,7 @@ _Self = TypeVar("_Self", bound="AsyncConsumption[Any]")
 
 class AsyncConsumption(Delivery, Generic[Item]):
     """One consumer run for ``async for``; then ``await commit()``. As
-    :class:`~ulidkeys.consuming.Consumption`: ``.checkpoint``, ``.window``, ``.stats``,
+    :class:`~ulidkeys.engine.consuming.Consumption`: ``.checkpoint``, ``.window``, ``.stats``,
     ``.finished``; ``await aclose()`` (or leaving ``async with``) stops early."""
 
     def __init__(self, run: Run, source: AsyncPageSource[Any]) -> None:

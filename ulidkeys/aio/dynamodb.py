@@ -16,12 +16,12 @@ from ulidkeys.aio.execution import AsyncResults, run
 from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.table import Item, QuerySource, Table, TableReads
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
+from ulidkeys.engine.chains import Page
+from ulidkeys.engine.steps import perform_async
 from ulidkeys.errors import InvalidQuery, describe
-from ulidkeys.machines import Page
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan
 from ulidkeys.planning.queries import QueryCall
-from ulidkeys.steps import perform_async
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -1,6 +1,6 @@
 """The asyncio shell of the one executor: the same plans and the same machines
-(:mod:`ulidkeys.machines`: page-chain state, merge, schedule, stats/cursor) as the thread shell
-:mod:`ulidkeys.execution`, with tasks in place of threads.
+(:mod:`ulidkeys.engine`: page-chain state, merge, schedule, stats/cursor) as the thread shell
+:mod:`ulidkeys.engine.execution`, with tasks in place of threads.
 
 Only the awaiting lives here (standard library only): a chain's pages are tasks bounded by a
 semaphore of ``max_workers``, and closing an :class:`AsyncResults` cancels the ones in flight.
@@ -13,22 +13,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any, Generic, Protocol, TypeVar
 
-from ulidkeys.machines import (
-    ChainState,
-    Collect,
-    Fetch,
-    Give,
-    Merge,
-    Ordered,
-    Page,
-    Program,
-    Schedule,
-    Slicing,
-    Stats,
-    Steps,
-    Yielded,
-    check_workers,
-)
+from ulidkeys.engine.chains import ChainState, Ordered, Page, Stats, Steps
+from ulidkeys.engine.programs import Collect, Fetch, Give, Program
+from ulidkeys.engine.scheduling import Merge, Schedule, Yielded, check_workers
+from ulidkeys.engine.slicing import Slicing
 from ulidkeys.planning.plans import Call, Plan
 
 Item = TypeVar("Item")
@@ -47,7 +35,7 @@ class AsyncPageSource(Protocol[CallC]):
 
 class AsyncResults(Yielded[AsyncIterator[Ordered]], AsyncIterator[Item]):
     """The items of a listing or query, in order, for ``async for``; ``.stats`` and
-    ``.cursor`` as on :class:`~ulidkeys.execution.Results`.
+    ``.cursor`` as on :class:`~ulidkeys.engine.execution.Results`.
 
     ``await aclose()`` (or leaving an ``async with`` block) stops early: requests in flight
     are cancelled and no further ones are sent. Breaking out of ``async for`` without it
@@ -216,7 +204,7 @@ def run(
     split: bool = True,
 ) -> AsyncResults[Any]:
     """Run a plan: its chains as concurrent tasks (at most ``max_workers`` requests in flight);
-    ``split`` as in :func:`ulidkeys.execution.run` (time slices of long ordered chains)."""
+    ``split`` as in :func:`ulidkeys.engine.execution.run` (time slices of long ordered chains)."""
     check_workers(max_workers)
     return AsyncResults(
         lambda stats: stream(plan, source, stats, max_workers=max_workers, split=split),
@@ -227,7 +215,7 @@ def run(
 async def drive(
     steps: Steps, source: AsyncPageSource[Any], *, max_workers: int = 8
 ) -> list[Ordered]:
-    """:func:`ulidkeys.execution.drive` under asyncio: each batch of page requests of a step
+    """:func:`ulidkeys.engine.execution.drive` under asyncio: each batch of page requests of a step
     coroutine (``search_back``, ``forward_tail``, ``race``) as concurrent tasks, at most
     ``max_workers`` at once; closing the coroutine (or cancelling) cancels the ones in flight."""
     slots = asyncio.Semaphore(max_workers)
@@ -257,8 +245,8 @@ async def drive(
 async def run_program(
     program: Program, source: AsyncPageSource[Any], stats: Stats, *, max_workers: int = 8
 ) -> AsyncGenerator[Ordered, None]:
-    """:func:`ulidkeys.execution.run_program` under asyncio: the same program, its plans run with
-    :func:`stream` and its searches with :func:`drive`."""
+    """:func:`ulidkeys.engine.execution.run_program` under asyncio: the same program, its plans run
+    with :func:`stream` and its searches with :func:`drive`."""
     answer: Any = None
     try:
         while True:

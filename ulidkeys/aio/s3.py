@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ulidkeys.aio.consuming import AsyncConsumable
 from ulidkeys.aio.execution import AsyncResults, run, run_program
-from ulidkeys.machines import Page
+from ulidkeys.engine.chains import Page
+from ulidkeys.engine.steps import perform, perform_async
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.plans import Plan
@@ -21,7 +22,6 @@ from ulidkeys.s3.writing import (
     presigned_put_steps,
     put_new_steps,
 )
-from ulidkeys.steps import perform, perform_async
 
 if TYPE_CHECKING:
     from types_aiobotocore_s3 import S3Client

@@ -22,10 +22,10 @@ from ulidkeys import __version__
 from ulidkeys.cli.failures import failure, silence_stdout
 from ulidkeys.cli.options import DEBUG_ENV, Parser
 from ulidkeys.cli.output import report
-from ulidkeys.prefixcover import END_OF_TIME_MS
+from ulidkeys.planning.prefixcover import END_OF_TIME_MS
 
 #: Modules of the package that the subcommands share (not subcommands themselves).
-_SHARED = frozenset({"aws", "failures", "options", "output"})
+_SHARED = frozenset({"aws", "baselines", "failures", "options", "output", "progress", "tour"})
 
 
 def subcommands() -> list[ModuleType]:

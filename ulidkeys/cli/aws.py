@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ulidkeys.cli.output import report
-from ulidkeys.consuming import CheckpointStore, Consumption, FileStore, Run
+from ulidkeys.engine.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.locations import split_s3_url

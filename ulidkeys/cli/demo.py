@@ -7,7 +7,7 @@ import argparse
 from ulidkeys.cli.options import (
     Command,
 )
-from ulidkeys.demo import run_demo
+from ulidkeys.cli.tour import run_demo
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 100

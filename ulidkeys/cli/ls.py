@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ulidkeys import config, hints
+from ulidkeys import config
 from ulidkeys.cli.aws import (
     aws_options,
     aws_session,
@@ -35,6 +35,7 @@ from ulidkeys.cli.options import (
     given,
 )
 from ulidkeys.cli.output import Row, emit, iso_time, report
+from ulidkeys.cli.progress import track
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.awscli import s3_commands
@@ -42,9 +43,9 @@ from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.plans import Plan, fixed_window, resolve_window
-from ulidkeys.progress import track
 from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
 from ulidkeys.s3.manifests import put_manifest, write_manifest
+from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 40

@@ -32,12 +32,12 @@ from ulidkeys.cli.options import (
     given,
 )
 from ulidkeys.cli.output import emit, json_text, report
+from ulidkeys.cli.progress import track
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.awscli import dynamodb_commands
 from ulidkeys.planning.queries import plan_window as plan_query_window
-from ulidkeys.progress import track
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 50

@@ -21,13 +21,13 @@ from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.awscli import s3_commands
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
-from ulidkeys.prefixcover import human_span, resolution_table
+from ulidkeys.planning.prefixcover import human_span, resolution_table
+from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import (
     MAX_MS,
     format_ms,
 )
-from ulidkeys.timewindow import TimeWindow
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 30

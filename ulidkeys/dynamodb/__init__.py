@@ -5,7 +5,6 @@ query plans derive from it. :class:`Table` binds it to a client and runs them (b
 needed only there); :class:`TicketServer` hands out Flickr-style ticket numbers.
 """
 
-from ulidkeys.consuming import Consumption, FileStore, LateArrival, MemoryStore
 from ulidkeys.dynamodb.checkpoints import DynamoCheckpointStore
 from ulidkeys.dynamodb.clients import Target, speaks_plain_values
 from ulidkeys.dynamodb.pages import install_fast_pages, remove_fast_pages
@@ -13,9 +12,10 @@ from ulidkeys.dynamodb.surveying import survey
 from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
 from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
-from ulidkeys.execution import Results
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.consuming import Consumption, FileStore, LateArrival, MemoryStore
+from ulidkeys.engine.execution import Results
 from ulidkeys.ids.tickets import TICKET, TicketSplit
-from ulidkeys.machines import Stats
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity, Index
 from ulidkeys.planning.partitions import Period

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ulidkeys.consuming import conflict
 from ulidkeys.dynamodb.clients import Target, item_key
+from ulidkeys.engine.consuming import conflict
 from ulidkeys.errors import InvalidCheckpoint, aws_error
 from ulidkeys.planning.checkpoints import Checkpoint
 

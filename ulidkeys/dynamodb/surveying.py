@@ -7,9 +7,9 @@ from __future__ import annotations
 from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.pages import install_fast_pages
 from ulidkeys.dynamodb.table import QuerySource
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.execution import outcome
 from ulidkeys.errors import InvalidValue, describe
-from ulidkeys.execution import outcome
-from ulidkeys.machines import Stats
 from ulidkeys.survey import DEFAULT_MAX_CALLS, PartitionSurvey, partition_survey_program
 
 

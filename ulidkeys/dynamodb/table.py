@@ -11,14 +11,14 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Generic, TypeVar
 
-from ulidkeys.consuming import Consumable
 from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.pages import PlainItems, install_fast_pages, plain_items
 from ulidkeys.dynamodb.write import BatchWriter, put_new
+from ulidkeys.engine.chains import Page
+from ulidkeys.engine.consuming import Consumable
+from ulidkeys.engine.execution import Results, run
 from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, describe, require_count
-from ulidkeys.execution import Results, run
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.machines import Page
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call

@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from ulidkeys.dynamodb.clients import Target
+from ulidkeys.engine.steps import Pause, Send, Steps, perform
 from ulidkeys.errors import (
     InvalidKeyField,
     ItemAlreadyExists,
@@ -23,7 +24,6 @@ from ulidkeys.errors import (
     describe,
     retried,
 )
-from ulidkeys.steps import Pause, Send, Steps, perform
 
 Key = tuple[str, ...]
 

@@ -23,8 +23,8 @@ from ulidkeys.errors import (
     describe,
     require_count,
 )
+from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.timeinput import TimeInput, format_ms, to_ms
-from ulidkeys.timewindow import TimeWindow
 
 #: Where an item stands in the results: ``(id text, key text)``. Ids of one scheme are fixed
 #: width and sort by time, and two items of one answer never share both, so this orders every

@@ -2,7 +2,7 @@
 
 Only request/response mapping lives here: :class:`ListingSource` turns a planned call into a
 ``list_objects_v2`` request and its answer into a page; planning and the page-chain logic
-are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.execution``).
+are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine.execution``).
 """
 
 from __future__ import annotations
@@ -10,17 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ulidkeys.consuming import Consumable
+from ulidkeys.engine.chains import Page, Stats
+from ulidkeys.engine.consuming import Consumable
+from ulidkeys.engine.execution import Results, outcome, run, run_program
+from ulidkeys.engine.folders import periods_program
+from ulidkeys.engine.newest import latest
+from ulidkeys.engine.programs import Program
+from ulidkeys.engine.scheduling import check_workers
 from ulidkeys.errors import (
     InvalidValue,
     UnexpectedResponse,
     describe,
     require_str,
 )
-from ulidkeys.execution import Results, outcome, run, run_program
-from ulidkeys.folders import periods_program
-from ulidkeys.machines import Page, Program, Stats, check_workers
-from ulidkeys.newest import latest
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_window
 from ulidkeys.planning.partitions import PeriodFolder

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ulidkeys.consuming import conflict
+from ulidkeys.engine.consuming import conflict
 from ulidkeys.errors import InvalidValue, aws_error, describe
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.s3.writing import CONFLICT_CODES

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.execution import outcome
 from ulidkeys.errors import InvalidValue, describe
-from ulidkeys.execution import outcome
-from ulidkeys.machines import Stats
 from ulidkeys.planning.locations import check_prefix
 from ulidkeys.s3.bucket import ListingSource
 from ulidkeys.survey import DEFAULT_MAX_CALLS, Survey, survey_program

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ulidkeys.engine.steps import Send, Steps, perform
 from ulidkeys.errors import (
     InvalidKeyPart,
     InvalidValue,
@@ -28,7 +29,6 @@ from ulidkeys.errors import (
 )
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.s3.signing import MAX_EXPIRES, signer
-from ulidkeys.steps import Send, Steps, perform
 
 #: Error codes meaning "another write got this key first": 412 when the object exists, 409
 #: when a conflicting conditional write was still in flight (AWS only; moto never sends it).

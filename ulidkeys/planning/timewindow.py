@@ -2,18 +2,19 @@
 
 Pure functions, no I/O: the S3 and DynamoDB planners call these. A window is always
 ``start_ms <= t < end_ms`` in integer milliseconds, so adjacent windows partition time; its
-prefix covers come from :mod:`ulidkeys.prefixcover`.
+prefix covers come from :mod:`ulidkeys.planning.prefixcover`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ulidkeys import base32, prefixcover
+from ulidkeys import base32
 from ulidkeys.errors import InvalidWindow, require_str
 from ulidkeys.ids.protocol import bounds
 from ulidkeys.ids.ulids import ULID_SCHEME
-from ulidkeys.prefixcover import END_OF_TIME_MS, PrefixBlock, PrefixCover
+from ulidkeys.planning import prefixcover
+from ulidkeys.planning.prefixcover import END_OF_TIME_MS, PrefixBlock, PrefixCover
 from ulidkeys.timeinput import TimeInput, format_ms, now_ms, to_ms
 from ulidkeys.ulid import ULID
 

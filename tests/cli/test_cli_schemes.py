@@ -22,8 +22,8 @@ from ulid import ULID as PythonULID
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ids import KSUID, UUID7, bounds, names, registration_of, scheme_named
+from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import KeyLayout
-from ulidkeys.timewindow import TimeWindow
 
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 HOUR = 3_600_000

@@ -1,4 +1,4 @@
-"""The alternatives the demo, notebooks and benchmarks compare against (ulidkeys.baselines)
+"""The alternatives the demo, notebooks and benchmarks compare against (ulidkeys.cli.baselines)
 measure what they claim on moto, and the demo's budgeted-cover table shows real covers."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from moto import mock_aws
 
 from ulidkeys import ULID, TimeWindow
-from ulidkeys.baselines import filter_expression, prefix_delimiter
-from ulidkeys.demo import HOUR, _tour_ulids
+from ulidkeys.cli.baselines import filter_expression, prefix_delimiter
+from ulidkeys.cli.tour import HOUR, _tour_ulids
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.listings import ListCall
-from ulidkeys.prefixcover import human_span
+from ulidkeys.planning.prefixcover import human_span
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 POST = Entity(pk="Org#{org}", sk="Post#{id}")

@@ -1,6 +1,6 @@
 """Which period folders of a layout hold data: the day folders under each shard, then the hour
-folders under those days, as one I/O-free program (:data:`~ulidkeys.machines.Program`) that the
-thread and asyncio shells both run - what ``Bucket.periods`` returns and where ``latest``
+folders under those days, as one I/O-free program (:data:`~ulidkeys.engine.programs.Program`) that
+the thread and asyncio shells both run - what ``Bucket.periods`` returns and where ``latest``
 starts its search.
 """
 
@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable
 from typing import Any
 
+from ulidkeys.engine.chains import Ordered
+from ulidkeys.engine.programs import Collect, Operation
 from ulidkeys.errors import InvalidValue
-from ulidkeys.machines import Collect, Operation, Ordered
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import plan_folders
 from ulidkeys.planning.partitions import DAY_MS, Period, PeriodFolder

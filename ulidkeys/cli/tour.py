@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ulidkeys.baselines import filter_expression
+from ulidkeys.cli.baselines import filter_expression
 from ulidkeys.dynamodb import Entity, Table
-from ulidkeys.prefixcover import human_span
+from ulidkeys.planning.prefixcover import human_span
+from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.timeinput import format_ms, to_ms
-from ulidkeys.timewindow import TimeWindow
 from ulidkeys.ulid import ULID, batch
 
 DAY_MS = 86_400_000

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from ulidkeys import execution
 from ulidkeys.aio import AsyncBatchWriter, AsyncBucket, AsyncTable
 from ulidkeys.aio import execution as aio_execution
 from ulidkeys.dynamodb import BatchWriter, Table
+from ulidkeys.engine import execution
 from ulidkeys.s3 import Bucket
 
 S3_READS = ("plan_window", "list_window", "list_slice", "slice_plan", "latest", "consume")

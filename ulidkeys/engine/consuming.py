@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from ulidkeys.engine.chains import PageSource, Stats
+from ulidkeys.engine.execution import Closing, stream
+from ulidkeys.engine.scheduling import check_workers
 from ulidkeys.errors import CheckpointConflict, InvalidType, describe
-from ulidkeys.execution import Closing, stream
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.machines import PageSource, Stats, check_workers
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
     RunWindow,
@@ -153,7 +154,7 @@ class LateArrival:
 
 @dataclass
 class ConsumeStats(Stats):
-    """:class:`~ulidkeys.execution.Stats` of a run, plus ``repeated`` (read again in the
+    """:class:`~ulidkeys.engine.chains.Stats` of a run, plus ``repeated`` (read again in the
     overlap, already delivered) and ``late`` (delivered from below the previous watermark,
     deepest ``late_depth_ms``)."""
 

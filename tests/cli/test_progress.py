@@ -12,7 +12,7 @@ from moto import mock_aws
 
 from ulidkeys import ULID
 from ulidkeys.cli import main
-from ulidkeys.progress import Progress, track
+from ulidkeys.cli.progress import Progress, track
 from ulidkeys.s3 import KeyLayout
 
 
@@ -52,8 +52,8 @@ def test_no_progress_off_a_terminal_or_for_short_work() -> None:
 def test_ls_progress_goes_to_stderr_only(
     aws_credentials: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("ulidkeys.progress.SHOW_AFTER_S", 0.0)
-    monkeypatch.setattr("ulidkeys.progress.EVERY_S", 0.0)
+    monkeypatch.setattr("ulidkeys.cli.progress.SHOW_AFTER_S", 0.0)
+    monkeypatch.setattr("ulidkeys.cli.progress.EVERY_S", 0.0)
     layout = KeyLayout("uploads/")
     with mock_aws():
         s3 = boto3.client("s3")
@@ -62,7 +62,7 @@ def test_ls_progress_goes_to_stderr_only(
         for key in keys:
             s3.put_object(Bucket="photos", Key=key, Body=b"")
         for plain in (True, False):
-            monkeypatch.setattr("ulidkeys.progress.Progress", None if plain else Progress)
+            monkeypatch.setattr("ulidkeys.cli.progress.Progress", None if plain else Progress)
             terminal = Terminal()
             monkeypatch.setattr("sys.stderr", terminal)  # stderr a terminal, stdout a pipe
             assert main(["ls", "s3://photos/uploads/", "--since", "0", "-o", "jsonl"]) == 0

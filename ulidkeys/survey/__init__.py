@@ -7,7 +7,7 @@ Every figure is exact, a range that holds the truth at its stated confidence, or
 page, so a prefix that ends within the budget is read whole in exactly its pages' calls; a
 larger one is counted from the shards read whole (an id's shard comes from its random bits),
 else its count is unknown with the keys read as a sure lower bound. I/O-free: the programs are
-run by ``ulidkeys.execution.outcome``.
+run by ``ulidkeys.engine.execution.outcome``.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+from ulidkeys.engine.chains import Page, Stats
+from ulidkeys.engine.programs import Fetch, Operation
 from ulidkeys.errors import UlidkeysError, require_count
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.machines import Fetch, Operation, Page, Stats
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ulidkeys import TimeWindow, base32, errors
-from ulidkeys.prefixcover import (
+from ulidkeys.planning.prefixcover import (
     END_OF_TIME_MS,
     SPAN_MS,
     cover,

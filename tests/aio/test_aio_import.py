@@ -12,7 +12,8 @@ SCRIPT = textwrap.dedent(
     """
     import json, sys
     sys.modules["aiobotocore"] = None  # as if the extra were not installed
-    import ulidkeys, ulidkeys.execution, ulidkeys.steps, ulidkeys.s3, ulidkeys.dynamodb
+    import ulidkeys, ulidkeys.engine.execution
+    import ulidkeys.engine.steps, ulidkeys.s3, ulidkeys.dynamodb
     try:
         import ulidkeys.aio
     except ImportError as error:

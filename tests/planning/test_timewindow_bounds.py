@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ulidkeys import ULID, TimeWindow
-from ulidkeys.prefixcover import END_OF_TIME_MS, SPAN_MS
+from ulidkeys.planning.prefixcover import END_OF_TIME_MS, SPAN_MS
 from ulidkeys.timeinput import MAX_MS
 
 MAX_RANDOM = (1 << 80) - 1

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ulidkeys import TimeWindow, errors
-from ulidkeys.prefixcover import END_OF_TIME_MS
+from ulidkeys.planning.prefixcover import END_OF_TIME_MS
 from ulidkeys.timeinput import MAX_MS
 
 UTC = timezone.utc
@@ -22,7 +22,7 @@ NOW_MS = 1_750_000_000_123
 @pytest.fixture
 def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> int:
     """Freeze both clocks TimeWindow could read at NOW_MS."""
-    monkeypatch.setattr("ulidkeys.timewindow.now_ms", lambda: NOW_MS)
+    monkeypatch.setattr("ulidkeys.planning.timewindow.now_ms", lambda: NOW_MS)
     monkeypatch.setattr("ulidkeys.timeinput.now_ms", lambda: NOW_MS)
     return NOW_MS
 
@@ -31,7 +31,7 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> int:
 def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """A clock that advances 1 ms on every read, as a busy machine's would."""
     ticks: Iterator[int] = iter(range(NOW_MS, NOW_MS + 1_000_000))
-    monkeypatch.setattr("ulidkeys.timewindow.now_ms", lambda: next(ticks))
+    monkeypatch.setattr("ulidkeys.planning.timewindow.now_ms", lambda: next(ticks))
     monkeypatch.setattr("ulidkeys.timeinput.now_ms", lambda: next(ticks))
 
 

@@ -305,7 +305,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def readme_transcripts() -> list[tuple[str, str]]:
     """``(command, output)`` of every ``$ ulidkeys`` line in the CLI guide's console blocks."""
-    readme = (Path(__file__).resolve().parent.parent / "docs/howto/cli.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs/howto/cli.md").read_text()
     found = []
     for block in re.findall(r"```console\n(.*?)```", readme, flags=re.S):
         for part in re.split(r"^\$ ", block, flags=re.M)[1:]:

@@ -3,8 +3,8 @@ the exact answer.
 
 :func:`run` fans a plan's chains out over a thread pool, merges shards in order and hands back
 :class:`Results` with ``.stats`` and ``.cursor``; :func:`drive` runs the newest-first search's
-steps. What they drive (chain state, time slices, schedule, merge) is :mod:`ulidkeys.machines`,
-shared with the asyncio shell; its public names are re-exported here, where callers import them.
+steps. What they drive (chain state, time slices, schedule, merge) is :mod:`ulidkeys.engine`,
+shared with the asyncio shell.
 """
 
 from __future__ import annotations
@@ -14,33 +14,22 @@ from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
-from ulidkeys.machines import (
+from ulidkeys.engine.chains import (
     _POSITION,
-    MAX_AHEAD_PAGES,
     CallT,
     ChainState,
-    Collect,
-    Fetch,
-    Give,
     Item,
-    Merge,
     Ordered,
     Page,
     PageSource,
-    Program,
-    Schedule,
-    Slicing,
     Stats,
     Steps,
-    TimeSlice,
-    Yielded,
-    check_workers,
-    forward_tail,
-    race,
-    search_back,
 )
+from ulidkeys.engine.pools import pool_size, warn_crowded
+from ulidkeys.engine.programs import Collect, Fetch, Give, Program
+from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers
+from ulidkeys.engine.slicing import Slicing, TimeSlice
 from ulidkeys.planning.plans import Plan
-from ulidkeys.pools import pool_size, warn_crowded
 
 _Self = TypeVar("_Self", bound="Closing")
 
@@ -67,7 +56,7 @@ class Results(Yielded[Iterator[Ordered]], Closing, Iterator[Item]):
     """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
 
     ``Results(source, cursor_of, stats=None)``: ``source`` makes the ``(position, item)``
-    iterator given the stats it counts into (see :class:`~ulidkeys.machines.Yielded`).
+    iterator given the stats it counts into (see :class:`~ulidkeys.engine.scheduling.Yielded`).
     ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
     (None before the first); pass it back as ``cursor=``. ``close()`` (or leaving a ``with``
     block) stops early: no further requests are sent.
@@ -216,7 +205,7 @@ def run(
 def run_program(
     program: Program, source: PageSource[Any], stats: Stats, *, max_workers: int = 8
 ) -> Generator[Ordered, None, Any]:
-    """The thread shell of a program (:data:`~ulidkeys.machines.Program`): its plans run with
+    """The thread shell of a program (:data:`~ulidkeys.engine.programs.Program`): its plans run with
     :func:`stream`, its searches with :func:`drive`, its raw pages fetched one by one; yields
     what it gives, as it gives it, and returns what the program returns."""
     answer: Any = None
@@ -268,27 +257,12 @@ def drive(steps: Steps, source: PageSource[Any], *, max_workers: int = 8) -> lis
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-#: The machines' public names, re-exported (``from ulidkeys.execution import Stats`` keeps working).
+#: The thread shell's public names (the machines' are imported from their modules).
 __all__ = [
-    "MAX_AHEAD_PAGES",
-    "ChainState",
     "Closing",
-    "Merge",
-    "Ordered",
-    "Page",
-    "PageSource",
     "Results",
-    "Schedule",
-    "Slicing",
-    "Stats",
-    "Steps",
-    "Yielded",
-    "check_workers",
     "drive",
-    "forward_tail",
-    "race",
     "run",
     "run_program",
-    "search_back",
     "stream",
 ]

@@ -13,9 +13,9 @@ import pytest
 from moto import mock_aws
 
 from ulidkeys.cli import main
-from ulidkeys.hints import MAX_CALLS, look
 from ulidkeys.ids import UUID7
 from ulidkeys.s3 import KeyLayout
+from ulidkeys.survey.hints import MAX_CALLS, look
 from ulidkeys.ulid import ULID
 
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z

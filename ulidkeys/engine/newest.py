@@ -1,6 +1,7 @@
 """The newest objects of a layout whose service lists only forwards (S3): what ``latest``
-lists, worked out before any request, and the one program (:data:`~ulidkeys.machines.Program`)
-that finds them, which the thread and asyncio shells both run.
+lists, worked out before any request, and the one program
+(:data:`~ulidkeys.engine.programs.Program`) that finds them, which the thread and asyncio shells
+both run.
 
 Day folders that hold data first (when the layout has them), then a search back from the top
 of the window raced with a forward listing, or for directory buckets the folders newest first;
@@ -13,21 +14,11 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ulidkeys.engine.chains import Ordered, Stats, Steps
+from ulidkeys.engine.folders import data_days, day_spans
+from ulidkeys.engine.programs import Collect, Drive, Give, Operation, Program
+from ulidkeys.engine.search import forward_tail, race, search_back
 from ulidkeys.errors import require_count
-from ulidkeys.folders import data_days, day_spans
-from ulidkeys.machines import (
-    Collect,
-    Drive,
-    Give,
-    Operation,
-    Ordered,
-    Program,
-    Stats,
-    Steps,
-    forward_tail,
-    race,
-    search_back,
-)
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
     ListCall,
