@@ -65,6 +65,10 @@ class Registration:
     (None: the time from the clock and every other free bit random, see
     ``ulidkeys.ids.generators.IdGenerator``); ``generated=False`` marks schemes whose ids are
     not made from a clock and random bits (tickets come from a counter, UUIDv3/v5 from a name).
+    What a generated scheme's generator reads besides random bits: the clock unless
+    ``clock=False`` (UUIDv4 holds no time), a ``node`` (required) when ``node=True``
+    (Snowflakes); the registry refuses a node for the others, and ``ulidkeys new`` refuses
+    ``--at`` and ``--node`` where they would be ignored.
     """
 
     name: str
@@ -74,6 +78,8 @@ class Registration:
     example: IdScheme | None = None
     generator: MakeGenerator | None = None
     generated: bool = True
+    clock: bool = True
+    node: bool = False
     aliases: tuple[str, ...] = ()
     fields: FieldsOf = no_fields
     readings: tuple[Reading, ...] = ()
@@ -92,6 +98,8 @@ class Registration:
             )
         if self.sample is None:
             raise InvalidValue(f"registration {describe(self.name)} of a family needs example=")
+        if self.node and self.generator is None:  # IdGenerator takes no node
+            raise InvalidValue(f"registration {describe(self.name)}: node=True needs generator=")
 
     @property
     def sample(self) -> IdScheme | None:

@@ -129,7 +129,8 @@ def generator_for(
     One protocol for every scheme: ``clock`` gives epoch milliseconds (default: the wall
     clock) and ``randbits(k)`` ``k`` random bits (default: :func:`secrets.randbits`), so a
     fixed clock and a seeded ``random.Random().getrandbits`` make reproducible ids. Node-based
-    schemes (Snowflakes) need ``node=``, this machine's or shard's number. InvalidValue for a
+    schemes (Snowflakes, ``Registration.node``) need ``node=``, this machine's or shard's
+    number, and the others refuse one (it would be ignored). InvalidValue for a
     scheme whose ids are not made here (tickets come from a ticket server, UUIDv3/v5 from a
     name).
     """
@@ -141,11 +142,11 @@ def generator_for(
             f"scheme={describe(name)}: {registration.name} ids are not made from a clock and "
             "random bits (" + (registration.summary or "no generator") + ")"
         )
+    if node is not None and not registration.node:  # it would be ignored: say so instead
+        raise InvalidValue(f"scheme={describe(name)}: {registration.name} ids have no node")
     clock = wall_ms if clock is None else clock
     randbits = secrets.randbits if randbits is None else randbits
     if registration.generator is not None:
         return registration.generator(scheme, clock, randbits, node)
-    if node is not None:
-        raise InvalidValue(f"scheme={describe(name)}: {registration.name} ids have no node")
     assert isinstance(scheme, IntCodedScheme)  # every registered scheme is one
     return IdGenerator(scheme, clock=clock, randbits=randbits)

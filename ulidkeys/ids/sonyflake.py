@@ -29,6 +29,7 @@ REGISTRATIONS = (
         SONYFLAKE,
         fields=split_fields(SONYFLAKE_SPLIT, "machine_id"),
         generator=snowflake_generator(SONYFLAKE_SPLIT),
+        node=True,
         summary="Sony: 39 bits of 10 ms steps since 2014-09-01, 8-bit sequence, 16-bit machine",
     ),
 )
