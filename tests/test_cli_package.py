@@ -10,7 +10,7 @@ from pathlib import Path
 import ulidkeys.cli as cli
 from ulidkeys.cli import build_parser, subcommands
 
-SHARED = {"__init__", "aws", "failures", "options", "output"}
+SHARED = {"__init__", "aws", "failures", "options", "output", "paths"}
 
 
 def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

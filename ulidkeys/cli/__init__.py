@@ -28,7 +28,7 @@ from ulidkeys.cli.output import OutputFailed, guarded_stdout, report
 from ulidkeys.prefixcover import END_OF_TIME_MS
 
 #: Modules of the package that the subcommands share (not subcommands themselves).
-_SHARED = frozenset({"aws", "failures", "options", "output"})
+_SHARED = frozenset({"aws", "failures", "options", "output", "paths"})
 
 
 def subcommands() -> list[ModuleType]:
