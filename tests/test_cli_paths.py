@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import stat
 from collections.abc import Iterator
@@ -316,3 +317,29 @@ def test_a_checkpoint_run_that_cannot_print_does_not_commit(
     capsys.readouterr()
     assert main([*argv, str(checkpoint), "--settle", "0"]) == 0
     assert capsys.readouterr().out.count("\n") == len(KEYS)
+
+
+@pytest.mark.parametrize(
+    ("stdin", "words"),
+    [
+        (None, "stdin, which is closed"),  # `<&-`: Python starts without a stdin
+        (io.StringIO("x" * 5000), "stdin line 1 is longer than 4096 characters"),  # /dev/zero
+        (io.TextIOWrapper(io.BytesIO(b"\xff\n"), encoding="utf-8"), "stdin is not UTF-8 text"),
+    ],
+)
+def test_inspect_refuses_a_stdin_that_holds_no_ids(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, stdin: Any, words: str
+) -> None:
+    monkeypatch.setattr("sys.stdin", stdin)
+    refused(capsys, ["inspect"], 2, words)
+
+
+def test_inspect_reads_ids_up_to_the_longest_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ulid = str(ULID.new())
+    padded = " " * (4096 - len(ulid)) + ulid  # the longest line read: an id after spaces
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{ulid}\n\n{padded}\r\n"))
+    assert main(["inspect", "-o", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["id"] for row in rows] == [ulid, ulid]
