@@ -184,9 +184,12 @@ def query_window(
     """The items of ``model`` in partition ``hash_key`` whose range key id has its time in
     ``[since, until)`` (default: the epoch to now; with only ``cursor``, the cursor's window),
     as model instances: oldest first or ``newest_first``, at most ``limit``, resumed just past
-    ``cursor``. Only keys of the range key's template are given (children are read past)."""
+    ``cursor``. Only keys of the range key's template are given (children are read past).
+    ``page_size`` (DynamoDB's ``Limit`` per call) is at least 1, checked here and not at the
+    first page (PynamoDB would fail on 0 with a bare IndexError)."""
     attribute = _range_attribute(model)
     require_count(limit, "limit", 0, optional=True)
+    require_count(page_size, "page_size", 1, optional=True)
     start, end = resolve_window(since, until, cursor)
     scope = scope_of(
         "pynamodb", model.Meta.table_name, hash_key, attribute.template, attribute.scheme.name

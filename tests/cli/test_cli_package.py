@@ -11,7 +11,9 @@ from pathlib import Path
 import ulidkeys.cli as cli
 from ulidkeys.cli import build_parser, subcommands
 
-SHARED = {"__init__", "aws", "baselines", "failures", "options", "output", "progress", "tour"}
+SHARED = {
+    "__init__", "aws", "baselines", "failures", "options", "output", "paths", "progress", "tour"
+}  # fmt: skip
 
 
 def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -22,6 +22,8 @@ from ulid import ULID as PythonULID
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ids import KSUID, UUID7, bounds, names, registration_of, scheme_named
+from ulidkeys.ids.registration import Registration
+from ulidkeys.ids.registry import REGISTRATIONS
 from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import KeyLayout
 
@@ -97,6 +99,12 @@ def test_new_snowflakes_of_a_node(capsys: pytest.CaptureFixture[str]) -> None:
         (["new", "--scheme", "uuid5"], "not made from a clock"),
         (["new", "--scheme", "ksuid", "--at", "2000-01-01T00:00:00Z"], "hold times from 2014"),
         (["new", "--scheme", "uuid7", "--monotonic"], "--monotonic makes ULIDs only"),
+        (["new", "--scheme", "uuid4", "--at", "2h"], "--at does not apply to --scheme uuid4"),
+        (["new", "--scheme", "uuid4", "--at", "2h"], "the flags that do: -n, -o"),
+        (["new", "--node", "1"], "--node does not apply to --scheme ulid"),
+        (["new", "--node", "1"], "the flags that do: -n, -o, --monotonic, --at"),
+        (["new", "--scheme", "objectid", "--node", "1"], "objectid ids have no node"),
+        (["new", "--scheme", "snowflake", "--at", "2h"], "needs --node N"),
         (["new", "--scheme", "snowflakes"], "not a known id scheme; one of: ulid"),
         (["range", "--since", "1h", "--scheme", "ksuid", "--cover"], "--cover covers ULID"),
         (["ls", "s3://photos/u/", "--since", "1h", "--scheme", "typeid:Bad"], "TypeID prefix"),
@@ -112,6 +120,32 @@ def test_scheme_mistakes_are_one_line_and_exit_2(
     assert code == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and words in err
+
+
+@pytest.mark.parametrize(
+    "registration",
+    [r for r in REGISTRATIONS if r.generated],
+    ids=lambda registration: registration.name,
+)
+def test_new_takes_the_flags_the_registration_says_apply(
+    registration: Registration, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--at and --node are taken exactly where the scheme's generator reads a clock and a
+    node, refused (exit 2, one line naming the flags that apply) where they would be ignored."""
+    assert registration.sample is not None
+    name = registration.sample.name  # a family's example member: typeid:PREFIX
+    node = ["--node", "7"] if registration.takes_node else []
+    at = ["--at", "2024-05-17T09:00:01Z"]
+    assert main(["new", "--scheme", name, *at, *node]) == (0 if registration.clock else 2)
+    out, err = capsys.readouterr()
+    assert bool(out) is registration.clock and bool(err) is not registration.clock
+    if not registration.clock:
+        assert "--at does not apply" in err and err.count("\n") == 1
+    assert main(["new", "--scheme", name, "--node", "7"]) == (0 if registration.takes_node else 2)
+    out, err = capsys.readouterr()
+    assert bool(out) is registration.takes_node
+    if not registration.takes_node:
+        assert "--node does not apply" in err and err.count("\n") == 1
 
 
 def test_schemes_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:

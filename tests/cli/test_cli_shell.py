@@ -125,6 +125,39 @@ def test_console_script_failures_are_one_line(endpoint: str, env: dict[str, str]
         assert "Traceback" in traced.stderr and "InvalidTime" in traced.stderr
 
 
+def test_stdout_and_files_that_cannot_be_written_as_a_shell_user_meets_them(
+    endpoint: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Real descriptors: a full disk (``> /dev/full``), a closed stdout (``>&-``), a pipe
+    closed by its reader, a manifest over the file size limit (``ulimit -f``): one line and
+    exit 1, or nothing and 141 for the pipe; no partial or temporary file is left."""
+    s3 = boto3.client("s3", endpoint_url=endpoint, **_creds())
+    s3.create_bucket(Bucket="shell-out")
+    layout = KeyLayout("up/")
+    put_all(s3, "shell-out", [layout.key_for(ULID.new(at=START + i * 1000)) for i in range(80)])
+    ls = f"{ULIDKEYS} ls s3://shell-out/up/ --since {START}ms --until {START + HOUR}ms"
+    ls += f" --endpoint-url {endpoint}"
+    manifest = tmp_path / "m.csv"
+    cases: list[tuple[str, int, str]] = [
+        (f"{ls} > /dev/full", 1, "ulidkeys ls: cannot write the output: No space left on device"),
+        (f"{ULIDKEYS} new -n 5 >&-", 1, "ulidkeys new: cannot write the output: stdout is closed"),
+        (f"{ULIDKEYS} --help > /dev/full", 1, "ulidkeys: cannot write the output: No space left"),
+        # the reader gone before the listing prints (its ~6 KB would fit a pipe's buffer whole,
+        # so `| head -1` could not close the pipe on it; `new | head -1` in the test above does)
+        (f"{ls} | true; exit ${{PIPESTATUS[0]}}", 141, ""),
+        # 1 KiB at most per file: the manifest of 80 keys (~3 KiB) cannot be written whole
+        (f"ulimit -f 1; {ls} --manifest {manifest}", 1, f"--manifest '{manifest}': cannot"),
+    ]
+    results = run_all([command for command, *_ in cases], env, [{}] * len(cases))
+    for (command, status, line), result in zip(cases, results, strict=True):
+        assert result.returncode == status, (command, result.stderr)
+        assert line in result.stderr and result.stderr.count("\n") == (1 if line else 0)
+        assert "Traceback" not in result.stderr and "please report" not in result.stderr
+    assert results[3].stdout == ""
+    assert "File too large" in results[4].stderr
+    assert list(tmp_path.iterdir()) == []  # no manifest, no temporary file
+
+
 def test_pasted_s3_commands_return_what_ls_returns(
     endpoint: str, env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -109,11 +109,36 @@ def test_objectids_count_up_from_one_random_start() -> None:
     assert int(a[:8], 16) == T0 // 1000
 
 
+@pytest.mark.parametrize("registration", GENERATED, ids=name_of)
+def test_what_a_registration_says_its_generator_reads_is_what_it_reads(
+    registration: Registration,
+) -> None:
+    """``clock`` and ``node`` (what ``ulidkeys new`` derives its --at / --node checks from)
+    against the generator itself: the clock is called iff declared, a node is required iff
+    declared, and refused (not ignored) otherwise."""
+    calls: list[int] = []
+
+    def clock() -> int:
+        calls.append(T0)
+        return T0
+
+    assert node_based(registration) is registration.takes_node
+    node = NODE if registration.takes_node else None
+    generator_for(registration.name, clock=clock, node=node)()
+    assert bool(calls) is registration.clock
+    if not registration.takes_node:
+        with pytest.raises(InvalidValue, match="no node"):
+            generator_for(registration.name, node=NODE)
+
+
 def test_node_based_schemes_need_a_node_and_others_refuse_one() -> None:
     with pytest.raises(InvalidValue, match="node="):
         generator_for("twitter-snowflake")
     with pytest.raises(InvalidValue, match="no node"):
         generator_for("ulid", node=1)
+    for name in ("objectid", "uuid1", "uuid4"):  # own generators that used to ignore it
+        with pytest.raises(InvalidValue, match="no node"):
+            generator_for(name, node=1)
     new = generator_for("twitter-snowflake", clock=lambda: T0, node=NODE)
     assert (int(new()) >> 12) & 0x3FF == NODE
 

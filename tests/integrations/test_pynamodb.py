@@ -19,7 +19,13 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
 from ulidkeys import ULID
-from ulidkeys.errors import InvalidCursor, InvalidKeyTemplate, InvalidType, InvalidWindow
+from ulidkeys.errors import (
+    InvalidCursor,
+    InvalidKeyTemplate,
+    InvalidType,
+    InvalidValue,
+    InvalidWindow,
+)
 from ulidkeys.ids import KSUID
 from ulidkeys.pynamodb import IdAttribute, query_window, window_condition
 
@@ -105,6 +111,16 @@ def test_bad_templates_and_values_are_refused() -> None:
         Post("Org#x", "not an id").save()
     with pytest.raises(InvalidWindow):
         window_condition(Post.sk, T0, T0)
+
+
+@pytest.mark.parametrize(
+    ("page_size", "error"), [(0, InvalidValue), (-1, InvalidValue), (1.5, InvalidType)]
+)
+def test_a_page_size_below_one_is_refused_when_asked(page_size: object, error: type) -> None:
+    """Refused by name at the call, before any request (PynamoDB's own answer to 0 was a bare
+    IndexError at the first page)."""
+    with pytest.raises(error, match="page_size"):
+        query_window(Post, "Org#x", T0, T0 + HOUR, page_size=page_size)  # type: ignore[arg-type]
 
 
 def test_window_condition_is_the_exact_half_open_range() -> None:

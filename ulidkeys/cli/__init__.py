@@ -5,7 +5,9 @@ Each subcommand is one module of this package (``register`` adds its options, ``
 it) and a thin wrapper over the library, so what it prints is what the API returns; the
 modules are found by walking the package, so a new subcommand is one new file. A user mistake
 exits 2 and an AWS-side failure 1, each with one line on stderr (``--debug`` or
-``ULIDKEYS_DEBUG=1`` shows the traceback).
+``ULIDKEYS_DEBUG=1`` shows the traceback); a stdout that cannot be written (a full disk, a
+closed descriptor) is exit 1 with one line, a pipe closed by its reader (``| head``) exit 141
+(128 + SIGPIPE, what a shell reports for ``yes | head``) with nothing more said.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -21,11 +24,13 @@ from types import ModuleType
 from ulidkeys import __version__
 from ulidkeys.cli.failures import failure, silence_stdout
 from ulidkeys.cli.options import DEBUG_ENV, Parser
-from ulidkeys.cli.output import report
+from ulidkeys.cli.output import OutputFailed, guarded_stdout, report
 from ulidkeys.planning.prefixcover import END_OF_TIME_MS
 
 #: Modules of the package that the subcommands share (not subcommands themselves).
-_SHARED = frozenset({"aws", "baselines", "failures", "options", "output", "progress", "tour"})
+_SHARED = frozenset(
+    {"aws", "baselines", "failures", "options", "output", "paths", "progress", "tour"}
+)
 
 
 def subcommands() -> list[ModuleType]:
@@ -75,25 +80,51 @@ def _end_of_time(until: str | None) -> str | int | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; the exit status (0 done, 2 a mistake, 1 a failure AWS reported)."""
+    """Run the command line; the exit status (0 done, 2 a mistake, 1 a failure AWS reported or
+    a stdout that cannot be written, 141 a pipe closed by its reader)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    program = "ulidkeys"  # what the one line of a failure starts with
+    with guarded_stdout() as stdout:
+        try:
+            try:
+                args = parser.parse_args(argv)
+            except SystemExit:  # --help, --version, a usage mistake: argparse printed it
+                stdout.flush()
+                raise
+            program = f"ulidkeys {args.command}"
+            status = _run(args, program)
+            stdout.flush()  # a full disk is told here, as one line, not at the exit's flush
+            return status
+        except BrokenPipeError:  # `| head` closed the pipe: stop quietly, like `yes | head`
+            silence_stdout()
+            return 141
+        except OutputFailed as error:
+            silence_stdout()  # what stays buffered must not fail again at exit
+            report(f"{program}: {error}")
+            return 1
+
+
+def _run(args: argparse.Namespace, program: str) -> int:
+    """The subcommand's exit status; a failure other than stdout's as one line."""
     if hasattr(args, "until"):
         args.until = _end_of_time(args.until)
     debug = getattr(args, "debug", False) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
     try:
         return int(args.handler(args))
-    except BrokenPipeError:  # `| head` closed the pipe: stop quietly, like `yes | head`
-        silence_stdout()
-        return 141
+    except (BrokenPipeError, OutputFailed):
+        raise
     except KeyboardInterrupt:
         if debug:
             raise
-        report(f"ulidkeys {args.command}: interrupted")
+        report(f"{program}: interrupted")
         return 130
     except Exception as error:
         if debug:
             raise
         status, message = failure(error, args)
-        report(f"ulidkeys {args.command}: {message}")
+        report(f"{program}: {message}")
+        try:  # what was printed before the failure, if stdout takes it: the failure's line
+            sys.stdout.flush()  # is the one to read, not a second one about stdout
+        except (BrokenPipeError, OutputFailed):
+            silence_stdout()
         return status

@@ -1,5 +1,6 @@
-"""What the subcommands that call AWS share: the session, checkpoint stores, consumer runs,
-cursors, and ``--explain`` output with the pasteable ``aws`` commands.
+"""What the subcommands that call AWS share: the session, the files and objects they write
+(checked before the first request), checkpoint stores, consumer runs, cursors, and
+``--explain`` output with the pasteable ``aws`` commands.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ulidkeys.cli.output import report
+from ulidkeys.cli.paths import checkpoint_file, output_file
 from ulidkeys.engine.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.checkpoints import describe_checkpoint
@@ -56,12 +58,44 @@ def aws_session(args: argparse.Namespace) -> Any:
     return boto3.session.Session(profile_name=args.profile, region_name=args.region)
 
 
+def s3_object(spec: str, flag: str) -> tuple[str, str]:
+    """``(bucket, key)`` of ``s3://BUCKET/KEY`` given to ``flag`` (an object, not a folder)."""
+    bucket, key = split_s3_url(spec)
+    if not key or key.endswith("/"):
+        raise InvalidValue(f"{flag} {spec!r} must name an object: s3://BUCKET/KEY")
+    return bucket, key
+
+
+def check_targets(args: argparse.Namespace) -> None:
+    """``--checkpoint`` and ``--manifest``, checked before the first request: an S3 object's
+    name, a local file's folder and kind (see :mod:`ulidkeys.cli.paths`), and that the two do
+    not name the same file or object (the manifest would overwrite the checkpoint)."""
+    checkpoint, manifest = getattr(args, "checkpoint", None), getattr(args, "manifest", None)
+    written: dict[str, set[str]] = {}
+    if checkpoint is not None:
+        if checkpoint.startswith("s3://"):
+            bucket, key = s3_object(checkpoint, "--checkpoint")
+            written["--checkpoint"] = {f"s3://{bucket}/{key}"}
+        else:
+            path = str(checkpoint_file(checkpoint))
+            written["--checkpoint"] = {path, path + ".lock"}  # FileStore's lock beside it
+    if manifest is not None:
+        if manifest.startswith("s3://"):
+            bucket, key = s3_object(manifest, "--manifest")
+            written["--manifest"] = {f"s3://{bucket}/{key}"}
+        else:
+            written["--manifest"] = {str(output_file(manifest, "--manifest", "manifest.csv"))}
+    if len(written) == 2 and written["--checkpoint"] & written["--manifest"]:
+        raise InvalidValue(
+            f"--manifest {manifest!r} and --checkpoint {checkpoint!r} name the same file: the "
+            "manifest would overwrite the checkpoint; give each its own"
+        )
+
+
 def checkpoint_store(spec: str, session: Any, endpoint_url: str | None) -> CheckpointStore:
     """``--checkpoint``: ``s3://BUCKET/KEY`` names an S3 object, anything else a local file."""
     if spec.startswith("s3://"):
-        bucket, key = split_s3_url(spec)
-        if not key or key.endswith("/"):
-            raise InvalidValue(f"--checkpoint {spec!r} must name an object: s3://BUCKET/KEY")
+        bucket, key = s3_object(spec, "--checkpoint")
         return S3CheckpointStore(session.client("s3", endpoint_url=endpoint_url), bucket, key)
     return FileStore(spec)
 

@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 
+from ulidkeys.cli.paths import WriteFailed
 from ulidkeys.errors import ServiceError, UlidkeysError, aws_error
 
 # --- failures ------------------------------------------------------------------------------------
@@ -44,8 +45,8 @@ def _one_line(error: BaseException) -> str:
 def _aws_message(code: str, error: BaseException, args: argparse.Namespace) -> str:
     said = error.response.get("Error", {}).get("Message") or code  # type: ignore[attr-defined]
     if code == "NoSuchBucket":
-        bucket = getattr(args, "location", "")
-        return f"{bucket}: no such bucket (NoSuchBucket); check the bucket name and --region"
+        where = _missing_bucket(error, args)
+        return f"{where} (NoSuchBucket); check the bucket name and --region"
     if code == "ResourceNotFoundException":
         table = getattr(args, "table", None) or _table_of(getattr(args, "location", ""))
         return f"table {table!r} not found ({code}); check the table name and --region"
@@ -59,10 +60,32 @@ def _aws_message(code: str, error: BaseException, args: argparse.Namespace) -> s
     return f"AWS refused the request ({code}: {said})"
 
 
+#: The flags that name an S3 object a command reads or writes besides what it lists.
+_S3_TARGETS = ("checkpoint", "manifest")
+
+
+def _missing_bucket(error: BaseException, args: argparse.Namespace) -> str:
+    """``WHAT: no such bucket``, WHAT being what the NoSuchBucket is about: the
+    ``--checkpoint`` or ``--manifest`` object whose bucket S3 names in the error
+    (``BucketName``), else the location listed. Without a name (an S3-compatible store may
+    omit it), a call other than a listing was to the first of them."""
+    named = error.response.get("Error", {}).get("BucketName")  # type: ignore[attr-defined]
+    listing = getattr(error, "operation_name", "") in ("ListObjectsV2", "HeadBucket")
+    for flag in _S3_TARGETS:
+        spec = getattr(args, flag, None)
+        if not (isinstance(spec, str) and spec.startswith("s3://")):
+            continue
+        bucket = spec[len("s3://") :].partition("/")[0]
+        listed = str(getattr(args, "location", "")).startswith(f"s3://{bucket}/")
+        if (bucket == named and not (listed and listing)) or (named is None and not listing):
+            return f"--{flag} {spec}: no such bucket {bucket!r}"
+    return f"{getattr(args, 'location', '')}: no such bucket"
+
+
 def failure(error: BaseException, args: argparse.Namespace) -> tuple[int, str]:
     """``(exit status, one line)`` for an error: 2 for a mistake in the command or the AWS
     set-up (nothing was sent), 1 for a failure AWS or the network reported."""
-    if isinstance(error, ServiceError):
+    if isinstance(error, (ServiceError, WriteFailed)):
         return 1, str(error)
     if isinstance(error, UlidkeysError):
         return 2, str(error)

@@ -11,7 +11,7 @@ from ulidkeys.cli.options import (
     add_output,
 )
 from ulidkeys.cli.output import Row, emit, report
-from ulidkeys.errors import UlidkeysError
+from ulidkeys.errors import InvalidValue, UlidkeysError
 from ulidkeys.ids.inspection import inspect
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -32,13 +32,33 @@ def register(command: Command) -> None:
     described.set_defaults(handler=run)
 
 
+#: Longest line of stdin read as an id: far past any id (a TypeID is at most 90 characters),
+#: short enough that a stream without newlines (``< /dev/zero``) is refused, not buffered.
+MAX_LINE = 4096
+
+
+def _stdin_line() -> str:
+    """The next line of stdin ('' at its end), at most :data:`MAX_LINE` + 1 characters."""
+    try:
+        return sys.stdin.readline(MAX_LINE + 1)
+    except UnicodeDecodeError as error:  # a strict UTF-8 locale; the C locale escapes instead
+        raise InvalidValue(f"stdin is not UTF-8 text ({error.reason}): give ids as text") from None
+
+
 def _id_lines(ids: Sequence[str]) -> Iterator[str]:
     """The ids given, or one per line of stdin for ``-`` or none (blank lines skipped)."""
     for text in ids or ["-"]:
         if text != "-":
             yield text
             continue
-        for line in sys.stdin:
+        if sys.stdin is None:  # `<&-`: Python starts without a stdin
+            raise InvalidValue("inspect reads ids from stdin, which is closed: give the ids")
+        for number, line in enumerate(iter(_stdin_line, ""), 1):
+            if len(line.rstrip("\r\n")) > MAX_LINE:
+                raise InvalidValue(
+                    f"stdin line {number} is longer than {MAX_LINE} characters: no id is "
+                    "(give a file of ids, one per line)"
+                )
             if line.strip():
                 yield line.strip()
 

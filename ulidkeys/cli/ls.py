@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -16,6 +15,7 @@ from ulidkeys import config
 from ulidkeys.cli.aws import (
     aws_options,
     aws_session,
+    check_targets,
     checkpoint_store,
     consume,
     consume_options,
@@ -23,6 +23,7 @@ from ulidkeys.cli.aws import (
     explain_run,
     print_cursor,
     refuse_with_checkpoint,
+    s3_object,
 )
 from ulidkeys.cli.options import (
     Command,
@@ -35,6 +36,7 @@ from ulidkeys.cli.options import (
     given,
 )
 from ulidkeys.cli.output import Row, emit, iso_time, report
+from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.cli.progress import track
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.registry import scheme_named
@@ -150,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_with_checkpoint(args, "latest", "slice")
     if args.slice is not None and args.latest is not None:
         raise InvalidValue("--slice cuts a window into pieces; --latest has no fixed window")
+    check_targets(args)  # --manifest, --checkpoint: before the first request, not after
     if args.explain and args.checkpoint is None:
         if args.latest is not None:
             raise InvalidValue("--explain prints window plans; --latest has no fixed plan")
@@ -245,9 +248,7 @@ def _manifest_output(
     ``aws s3control create-job`` for a manifest written to S3)."""
     target = args.manifest
     if target.startswith("s3://"):
-        target_bucket, key = split_s3_url(target)
-        if not key or key.endswith("/"):
-            raise InvalidValue(f"--manifest {target!r} must name an object: s3://BUCKET/KEY")
+        target_bucket, key = s3_object(target, "--manifest")
         client = session.client("s3", endpoint_url=args.endpoint_url)
 
         def upload(objects: Iterable[Mapping[str, Any]]) -> int:
@@ -257,14 +258,13 @@ def _manifest_output(
             return count
 
         return upload
+    path = output_file(target, "--manifest", "manifest.csv")  # checked already: the path
 
     def write(objects: Iterable[Mapping[str, Any]]) -> int:
-        # Written next to the target and renamed when complete: a listing that fails
-        # part-way leaves no manifest that looks whole.
-        part = target + ".part"
-        with open(part, "w", encoding="utf-8", newline="") as out:
+        # Written beside the target and renamed over it when complete: a listing that fails
+        # part-way leaves no manifest that looks whole, and no temporary file either.
+        with atomic_file(path, "--manifest") as out:
             count = write_manifest(objects, bucket_name, out)
-        os.replace(part, target)
         print(f"manifest of {count} objects written to {target}", file=sys.stderr)
         return count
 

@@ -18,6 +18,7 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import Row, emit
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.protocol import IdScheme, has_no_time
+from ulidkeys.ids.registration import Registration
 from ulidkeys.ids.registry import generator_for, registration_of
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import (
@@ -70,8 +71,53 @@ def _new_chunks(count: int, at_ms: int | None, monotonic: bool) -> Iterator[list
             yield batch(n)
 
 
+def applicable_flags(registration: Registration, scheme: IdScheme) -> list[str]:
+    """The flags of ``new`` that apply to ids of ``scheme``, from what its registration says
+    the generator reads (the clock, a node); ``--monotonic`` is ULID's own generator."""
+    flags = ["-n", "-o"]
+    if scheme is ULID_SCHEME:
+        flags.append("--monotonic")
+    if registration.clock:
+        flags.append("--at")
+    if registration.takes_node:
+        flags.append("--node (required)")
+    return flags
+
+
+def _refuse_flags_that_do_not_apply(
+    args: argparse.Namespace, registration: Registration, scheme: IdScheme
+) -> None:
+    """A flag the chosen scheme's generator would ignore is a mistake, not a no-op: exit 2
+    with the flags that do apply."""
+    name = args.scheme or "ulid"
+    given = (
+        ("--monotonic", args.monotonic, scheme is ULID_SCHEME, "--monotonic makes ULIDs only"),
+        ("--at", args.at is not None, registration.clock, f"{scheme.name} ids hold no time"),
+        (
+            "--node",
+            args.node is not None,
+            registration.takes_node,
+            f"{scheme.name} ids have no node",
+        ),
+    )
+    for flag, used, applies, why in given:
+        if used and not applies:
+            flags = ", ".join(applicable_flags(registration, scheme))
+            raise InvalidValue(
+                f"{flag} does not apply to --scheme {name} ({why}); the flags that do: {flags}"
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     scheme = scheme_of(args)
+    registration = registration_of((args.scheme or "ulid").partition(":")[0])
+    if not registration.generated:
+        hint = "; tickets come from ulidkeys.dynamodb.TicketServer" if has_no_time(scheme) else ""
+        raise InvalidValue(
+            f"--scheme {args.scheme}: {scheme.name} ids are not made from a clock "
+            f"({registration.summary}){hint}"
+        )
+    _refuse_flags_that_do_not_apply(args, registration, scheme)
     if scheme is not ULID_SCHEME:
         return _new_of_scheme(args, scheme)
     at_ms = None if args.at is None else to_ms(args.at, "--at")
@@ -93,19 +139,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _new_of_scheme(args: argparse.Namespace, scheme: IdScheme) -> int:
     """``new --scheme NAME``: fresh ids of another scheme, from the registry's generator of it
-    (``--at``: a clock fixed at that time; ``--node``: the node of a Snowflake-style scheme)."""
-    if args.monotonic:
-        raise InvalidValue(
-            f"--monotonic makes ULIDs only; leave it out with --scheme {args.scheme}"
-        )
+    (``--at``: a clock fixed at that time; ``--node``: the node of a Snowflake-style scheme),
+    the flags already checked against what the generator reads."""
     at_ms = None if args.at is None else to_ms(args.at, "--at")
-    registration = registration_of(args.scheme.partition(":")[0])
-    if not registration.generated:
-        hint = "; tickets come from ulidkeys.dynamodb.TicketServer" if has_no_time(scheme) else ""
-        raise InvalidValue(
-            f"--scheme {args.scheme}: {scheme.name} ids are not made from a clock "
-            f"({registration.summary}){hint}"
-        )
     if at_ms is not None and scheme.sorts_by_time and not scheme.min_ms <= at_ms <= scheme.max_ms:
         raise InvalidValue(
             f"--at {args.at}: {scheme.name} ids hold times from {format_ms(max(scheme.min_ms, 0))} "
@@ -115,7 +151,7 @@ def _new_of_scheme(args: argparse.Namespace, scheme: IdScheme) -> int:
         make = generator_for(
             args.scheme, clock=None if at_ms is None else lambda: at_ms, node=args.node
         )
-    except InvalidValue as error:  # a node missing, or given to a scheme without one
+    except InvalidValue as error:  # a node missing, or out of the scheme's range
         if args.node is None:
             raise InvalidValue(f"--scheme {args.scheme} needs --node N: {error}") from None
         raise InvalidValue(f"--node {args.node}: {error}") from None

@@ -19,6 +19,9 @@ from ulidkeys.timeinput import (
 
 #: Largest count a flag takes (``-n``, ``--latest``, ``--limit``): far past any real use.
 MAX_COUNT = 10**18
+#: Longest duration a seconds flag takes (``--settle``, ``--overlap``): the 2**48 ms that
+#: ULID times span; past it a number only overflows (``1e308`` seconds is no millisecond count).
+MAX_SECONDS = 2**48 // 1000
 OUTPUTS = ("text", "json", "jsonl")
 DEBUG_ENV = "ULIDKEYS_DEBUG"
 
@@ -70,13 +73,16 @@ def count_arg(text: str) -> int:
 
 
 def seconds_arg(text: str) -> float:
-    """A duration in seconds: finite and >= 0."""
+    """A duration in seconds: a finite number from 0 to :data:`MAX_SECONDS`."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds >= 0 and <= {MAX_SECONDS} (the 2**48 ms "
+            "that ULID times span)"
+        )
     return value
 
 

@@ -1,13 +1,15 @@
 """What the command line prints: rows as text, JSON or JSON Lines (numbers exact), and
-one-line reports on stderr.
+one-line reports on stderr; stdout guarded so that a full disk or a closed descriptor is one
+line too (:class:`OutputFailed`), and a closed pipe stays a ``BrokenPipeError``.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
@@ -61,3 +63,60 @@ def emit(rows: Iterable[Row], output: str, text: Callable[[Row], str]) -> int:
 
 def report(line: str) -> None:
     print(line, file=sys.stderr)
+
+
+# --- stdout --------------------------------------------------------------------------------------
+
+
+class OutputFailed(Exception):
+    """stdout cannot take what the command prints (a full disk, a closed descriptor): the
+    command exits 1 with this one line. A closed pipe is not this: it stays a
+    ``BrokenPipeError``, which ends the command quietly (``| head``)."""
+
+
+class GuardedStdout:
+    """``sys.stdout`` while a command runs: writes and flushes as the stream's, but an
+    ``OSError`` other than a closed pipe becomes :class:`OutputFailed` (the command's own
+    files raise their own errors, so a full stdout is told apart from them), and a stdout
+    that is not there at all (``>&-``: Python starts with ``sys.stdout`` None) fails the
+    first write the same way."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        with _output_errors():
+            if self.stream is None:
+                raise OutputFailed("cannot write the output: stdout is closed")
+            return int(self.stream.write(text))
+
+    def flush(self) -> None:
+        with _output_errors():
+            if self.stream is not None:
+                self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, ...: the stream's
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def _output_errors() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise OutputFailed(f"cannot write the output: {reason}") from error
+
+
+@contextlib.contextmanager
+def guarded_stdout() -> Iterator[GuardedStdout]:
+    """``sys.stdout`` as a :class:`GuardedStdout` for the block, the stream itself after."""
+    stream = sys.stdout
+    guarded = GuardedStdout(stream)
+    sys.stdout = guarded
+    try:
+        yield guarded
+    finally:
+        sys.stdout = stream

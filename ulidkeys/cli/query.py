@@ -12,6 +12,7 @@ from ulidkeys import config
 from ulidkeys.cli.aws import (
     aws_options,
     aws_session,
+    check_targets,
     checkpoint_store,
     consume,
     consume_options,
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     fields: dict[str, Any] = dict(fields_of(args.field))
     if args.checkpoint is not None:
         refuse_with_checkpoint(args, "newest_first", "limit", "latest", "index")
+        check_targets(args)  # before the first request, not at the commit after the calls
     if args.latest is not None:
         for flag in ("newest_first", "limit"):
             if getattr(args, flag):

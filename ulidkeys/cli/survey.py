@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 from ulidkeys.cli.aws import aws_session
 from ulidkeys.cli.options import Command, add_connection, add_output, count_arg
 from ulidkeys.cli.output import emit
+from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.dynamodb import PartitionSurvey
 from ulidkeys.dynamodb import survey as survey_partition
 from ulidkeys.errors import InvalidValue
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         check_prefix(prefix, location=args.location)
     if args.max_calls < MIN_CALLS:
         raise InvalidValue(f"--max-calls {args.max_calls}: a survey needs at least {MIN_CALLS}")
-    plot = _plotter(args.plot)
+    plot = _plotter(args)
     session = aws_session(args)
     client = session.client("s3", endpoint_url=args.endpoint_url)
     found = survey(client, bucket, prefix, max_calls=args.max_calls)
@@ -86,17 +88,32 @@ def _show(args: argparse.Namespace, found: Survey | PartitionSurvey, plot: Any, 
     return 0
 
 
-def _plotter(path: str | None) -> Any:
-    """matplotlib's pyplot for ``--plot`` (None without it)."""
-    if path is None:
+#: Formats matplotlib lists that need more than matplotlib and Pillow (pgf: a LaTeX install).
+_NOT_DRAWN = frozenset({"pgf"})
+
+
+def _plotter(args: argparse.Namespace) -> Any:
+    """matplotlib's pyplot for ``--plot`` (None without it), the path checked first: a file
+    that cannot be written or a format matplotlib does not draw fails before the first
+    request, not after the survey's calls are spent."""
+    if args.plot is None:
         return None
+    output_file(args.plot, "--plot", "keys.png")
     try:
         import matplotlib  # the plot is optional: only --plot needs it
 
         matplotlib.use("Agg")
         from matplotlib import pyplot
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise InvalidValue("--plot needs matplotlib: pip install matplotlib") from None
+    formats = sorted(set(FigureCanvasBase.get_supported_filetypes()) - _NOT_DRAWN)
+    suffix = Path(args.plot).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise InvalidValue(
+            f"--plot {args.plot!r}: the file's extension picks the format; end it in one of "
+            + ", ".join(f".{name}" for name in formats)
+        )
     return pyplot
 
 
@@ -107,7 +124,7 @@ def _partition(args: argparse.Namespace) -> int:
         raise InvalidValue(f"{args.location!r}: give dynamodb://TABLE (the table's name)")
     if not args.pk:
         raise InvalidValue("dynamodb:// surveys one partition: give --pk VALUE, e.g. 'Org#acme'")
-    plot = _plotter(args.plot)
+    plot = _plotter(args)
     client = aws_session(args).client("dynamodb", endpoint_url=args.endpoint_url)
     found = survey_partition(
         client,
@@ -246,5 +263,9 @@ def _draw(found: Survey | PartitionSurvey, plot: Any, path: str) -> None:
     axes.set_ylabel("keys")
     axes.set_title(f"{found.location}: keys over time", fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plot.close(figure)
+    target = output_file(path, "--plot", "keys.png")  # checked before the calls; symlinks read
+    try:  # written beside the file and renamed over it: never half a picture
+        with atomic_file(target, "--plot", binary=True) as out:
+            figure.savefig(out, format=target.suffix.lower().lstrip("."), dpi=100)
+    finally:
+        plot.close(figure)

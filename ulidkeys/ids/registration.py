@@ -68,7 +68,8 @@ class Registration:
     not made from a clock and random bits (tickets come from a counter, UUIDv3/v5 from a name).
     ``takes_node=True`` says the generator takes ``node=`` (Snowflakes' machine or shard
     number); for any other scheme a ``node`` (``ulidkeys new --node``) is refused, never
-    silently dropped.
+    silently dropped. ``clock=False`` says the generator reads no clock
+    (UUIDv4 holds no time): ``ulidkeys new --at`` is refused for it.
     """
 
     name: str
@@ -78,6 +79,7 @@ class Registration:
     example: IdScheme | None = None
     generator: MakeGenerator | None = None
     generated: bool = True
+    clock: bool = True
     aliases: tuple[str, ...] = ()
     fields: FieldsOf = no_fields
     readings: tuple[Reading, ...] = ()

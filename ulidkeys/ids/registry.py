@@ -139,7 +139,8 @@ def generator_for(
     One protocol for every scheme: ``clock`` gives epoch milliseconds (default: the wall
     clock) and ``randbits(k)`` ``k`` random bits (default: :func:`secrets.randbits`), so a
     fixed clock and a seeded ``random.Random().getrandbits`` make reproducible ids. Node-based
-    schemes (Snowflakes) need ``node=``, this machine's or shard's number. InvalidValue for a
+    schemes (Snowflakes, ``Registration.takes_node``) need ``node=``, this machine's or shard's
+    number, and the others refuse one (it would be ignored). InvalidValue for a
     scheme whose ids are not made here (tickets come from a ticket server, UUIDv3/v5 from a
     name).
     """

@@ -198,6 +198,7 @@ REGISTRATIONS = (
         aliases=("uuidv4",),
         fields=lambda _, v: {**uuid_fields(v), "random": hex_digits(UUID4._random_of(v), 31)},
         generator=_uuid4_generator,
+        clock=False,
         readings=_uuid_readings(5),
         summary="RFC 9562 v4: 122 random bits (no time)",
     ),

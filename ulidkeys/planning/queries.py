@@ -174,6 +174,11 @@ def plan_query(
     shards: list[str | None] = [values.get(SHARD)]
     if SHARD in schema.pk.fields and SHARD not in values:
         assert entity.shards is not None
+        if entity.shards > MAX_CALLS:  # told before a list of them is made, not after
+            raise InvalidQuery(
+                f"{entity.name}'s shards={entity.shards} would take more than {MAX_CALLS} "
+                "Query calls for any window: give the shard field to query one shard"
+            )
         shards = [str(n) for n in range(entity.shards)]
 
     groups: list[tuple[QueryCall, ...]] = []
@@ -184,10 +189,10 @@ def plan_query(
         count += len(shards)
         if count > MAX_CALLS:
             since = "the epoch (no since given)" if start_ms <= 0 else format_ms(start_ms)
+            buckets = f"{entity.period.size} buckets and shards" if entity.period else "shards"
             raise InvalidQuery(
                 f"this window needs more than {MAX_CALLS} Query calls over {entity.name}'s "
-                f"{entity.period.size if entity.period else ''} buckets and shards: it starts "
-                f"at {since}; query a narrower window (a later since)"
+                f"{buckets}: it starts at {since}; query a narrower window (a later since)"
             )
         group = []
         for shard in shards:
