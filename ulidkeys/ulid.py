@@ -886,13 +886,13 @@ class ULIDGenerator:
 
     def _choose(self) -> Callable[[], str]:
         """The fastest correct way to make the next id's text for the clock."""
-        policy = self._policy
+        stepped = self._stepped()
         if (
-            self._stepped() is not None
+            isinstance(stepped, BaseMonotonicPolicy)
             and self._clock is now_ms
             and self._source is _default_randomness
         ):
-            return policy._step  # type: ignore[attr-defined, no-any-return]
+            return stepped._step  # ULID()'s path: one call steps the state on the system clock
         return self._clock_text
 
     def _stepped(self) -> BaseMonotonicPolicy | PureRandomPolicy | None:

@@ -75,6 +75,8 @@ def test_pure_random_takes_fresh_randomness_every_time(draws: list[bytes]) -> No
 
 
 def test_pure_random_with_the_csprng_is_not_enumerable() -> None:
+    on_the_system_clock = ULIDGenerator(policy=PureRandomPolicy())
+    assert len({on_the_system_clock.generate() for _ in range(100)}) == 100
     generator = ULIDGenerator(clock=lambda: START, policy=PureRandomPolicy())
     randoms = [generator.generate().randomness for _ in range(2000)]
     assert len(set(randoms)) == 2000
