@@ -4,7 +4,8 @@ Prints ns per id (best of several interleaved rounds, so a noisy machine hurts e
 alike; each timing of the first table in a fresh process right after the imports, so one
 candidate's garbage does not tax the next) and the ratio to python-ulid's ``str(ULID())`` /
 ``ULID.from_str``. The targets are checked at the end: new <= 0.1x,
-batch <= 0.03x per id, parse <= 0.5x.
+batch <= 0.03x per id, parse <= 0.5x, and the drop-in path ``str(ULID())`` (python-ulid's line,
+monotonic) <= 0.15x.
 A second table puts each id scheme's generator (text out) next to the best public package for
 it (the ``bench`` extra; a missing package is skipped). ``--tickets`` adds the DynamoDB ticket
 server on moto (in-process): tickets per second and UpdateItem calls, one at a time and in
@@ -214,6 +215,8 @@ def candidates() -> dict[str, tuple[Callable[[], object], int, int]]:
     table: dict[str, tuple[Callable[[], object], int, int]] = {
         "ulidkeys.new()": (ulidkeys.new, 1, 100_000),
         "str(ulidkeys.ULID.new())": (lambda: str(ULID.new()), 1, 50_000),
+        "drop-in str(ulidkeys.ULID())": (lambda: str(ULID()), 1, 50_000),
+        "drop-in ulidkeys.ULID()": (ULID, 1, 50_000),
         f"ulidkeys.batch({BATCH:,}) per id": (lambda: ulidkeys.batch(BATCH), BATCH, 10),
         "ulidkeys.Monotonic()() per id": (gen, 1, 50_000),
         f"ulidkeys.batch({BATCH:,}, monotonic=True) per id": (
@@ -299,6 +302,7 @@ def main() -> None:
         ("ulidkeys.new()", generate_ref, 0.1),
         (f"ulidkeys.batch({BATCH:,}) per id", generate_ref, 0.03),
         ("ulidkeys.ULID.parse(text)", parse_ref, 0.5),
+        ("drop-in str(ulidkeys.ULID())", generate_ref, 0.15),
     ]
     print()
     for name, ref, target in checks:

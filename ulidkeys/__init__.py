@@ -8,17 +8,38 @@ from ulidkeys import errors
 from ulidkeys.ids.inspection import Inspection, inspect
 from ulidkeys.planning.prefixcover import PrefixCover, resolution_table
 from ulidkeys.planning.timewindow import TimeWindow
-from ulidkeys.ulid import MAX_BATCH, MAX_ULID, MIN_ULID, ULID, Monotonic, batch, monotonic, new
+from ulidkeys.ulid import (
+    MAX_BATCH,
+    MAX_ULID,
+    MIN_ULID,
+    ULID,
+    BaseMonotonicPolicy,
+    LaxMonotonicPolicy,
+    Monotonic,
+    MonotonicityPolicy,
+    PureRandomPolicy,
+    StrictMonotonicPolicy,
+    ULIDGenerator,
+    batch,
+    monotonic,
+    new,
+)
 
 __all__ = [
     "MAX_BATCH",
     "MAX_ULID",
     "MIN_ULID",
     "ULID",
+    "BaseMonotonicPolicy",
     "Inspection",
+    "LaxMonotonicPolicy",
     "Monotonic",
+    "MonotonicityPolicy",
     "PrefixCover",
+    "PureRandomPolicy",
+    "StrictMonotonicPolicy",
     "TimeWindow",
+    "ULIDGenerator",
     "batch",
     "errors",
     "inspect",

@@ -44,10 +44,11 @@ class InvalidWindow(InvalidValue):
     """A time window whose ends are inconsistent (for example ``since`` after ``until``)."""
 
 
-class MonotonicOverflow(UlidkeysError, OverflowError):
+class MonotonicOverflow(UlidkeysError, OverflowError, ValueError):
     """A monotonic generator used up all 2**80 values of one millisecond.
 
     The ULID spec says generation must fail rather than wrap around, which would break order.
+    Also a ValueError: python-ulid raises ValueError here, and its users catch that.
     """
 
 

@@ -7,7 +7,9 @@ child never share random bits.
 
 from __future__ import annotations
 
+import abc
 import builtins
+import math
 import os
 import threading
 import time
@@ -15,7 +17,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from ulidkeys import base32
 from ulidkeys.errors import (
@@ -23,10 +25,20 @@ from ulidkeys.errors import (
     InvalidType,
     InvalidULID,
     MonotonicOverflow,
+    TimeOutOfRange,
     describe,
     require_int,
 )
-from ulidkeys.timeinput import TimeInput, check_ms, format_ms, ms_to_datetime, now_ms, to_ms
+from ulidkeys.timeinput import (
+    MAX_MS,
+    TimeInput,
+    check_ms,
+    datetime_to_ms,
+    format_ms,
+    ms_to_datetime,
+    now_ms,
+    to_ms,
+)
 
 #: The largest valid ULID (all 128 bits set).
 MAX_ULID: Final = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
@@ -118,17 +130,23 @@ class ULID:
     :meth:`from_bytes`, :meth:`from_int`, :meth:`from_uuid`, :meth:`min_for`, :meth:`max_for`.
     """
 
-    __slots__ = ("_hash", "_str")
+    # __weakref__: python-ulid's values can be weakly referenced, so these can too
+    __slots__ = ("__weakref__", "_hash", "_str")
     _str: str
     _hash: builtins.int
 
     def __init__(self, value: str | builtins.bytes | ULID | None = None) -> None:
-        """``ULID()``: a fresh id, monotonic within the process (python-ulid's default: ids
-        of one millisecond increase by one, so they are guessable from a neighbour; keys the
-        library makes for uploads and items use :func:`new`, 80 fresh random bits each).
+        """``ULID()``: a fresh id from :data:`default_generator`, monotonic within the process
+        (python-ulid's default: ids of one millisecond increase by one, so they are guessable
+        from a neighbour; keys the library makes for uploads and items use :func:`new`, 80
+        fresh random bits each, whatever generator is the default).
         ``ULID(text)`` parses 26 characters; ``ULID(data)`` reads 16 bytes (python-ulid's)."""
         if value is None:
-            text = _default_monotonic()
+            generator = default_generator
+            if generator.__class__ is ULIDGenerator:
+                _set_text(self, generator._text())
+                return
+            text = _generated_text(generator, None)
         elif isinstance(value, ULID):
             text = value._str
         elif isinstance(value, (builtins.bytes, bytearray, memoryview)):
@@ -213,20 +231,20 @@ class ULID:
 
     @classmethod
     def from_timestamp(cls, value: builtins.int | float) -> ULID:
-        """A fresh ULID of a time: an int is epoch milliseconds, a float epoch seconds (as
-        ``time.time()`` gives), python-ulid's reading of each."""
+        """A new ULID of a time from :data:`default_generator`: an int is epoch milliseconds,
+        a float epoch seconds (as ``time.time()`` gives; floored to the millisecond, so a time
+        before the epoch is refused), python-ulid's reading of each."""
         if isinstance(value, bool) or not isinstance(value, (builtins.int, float)):
             raise InvalidType(f"value={describe(value)} must be an int (ms) or a float (seconds)")
-        ms = value if isinstance(value, builtins.int) else _seconds_to_ms(value)
-        return cls._trusted(base32.encode_time(to_ms(ms, "value")) + _next_tail())
+        return cls._trusted(_generated_text(default_generator, _timestamp_ms(value, "value")))
 
     @classmethod
     def from_datetime(cls, value: datetime) -> ULID:
-        """A fresh ULID of an aware datetime (a naive one is refused: ulidkeys never guesses
-        the local timezone, where python-ulid would)."""
+        """A new ULID of an aware datetime from :data:`default_generator` (a naive one is
+        refused: ulidkeys never guesses the local timezone, where python-ulid would)."""
         if not isinstance(value, datetime):
             raise InvalidType(f"value={describe(value)} must be a datetime")
-        return cls._trusted(base32.encode_time(to_ms(value, "value")) + _next_tail())
+        return cls._trusted(_generated_text(default_generator, datetime_to_ms(value, "value")))
 
     @classmethod
     def from_uuid7(cls, value: uuid.UUID) -> ULID:
@@ -286,7 +304,7 @@ class ULID:
         return self._str
 
     def __repr__(self) -> str:
-        return f"ULID('{self._str}')"
+        return f"ULID({self._str})"  # python-ulid's form
 
     def __int__(self) -> int:
         return base32.decode(self._str)
@@ -384,7 +402,10 @@ class ULID:
         raise AttributeError("ULID is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ULID, (self._str,))
+        if self.__class__ is ULID:
+            return (ULID, (self._str,))
+        # a subclass comes back as itself, with the attributes of its __dict__ if it has one
+        return (self.__class__.from_str, (self._str,), getattr(self, "__dict__", None))
 
     def __hash__(self) -> builtins.int:
         # the hash of the bytes, as python-ulid's: equal values of both libraries share a
@@ -521,6 +542,7 @@ class ULID:
 
 # The slot's own setter: about twice as fast as object.__setattr__ on the hot path.
 _set_text = ULID.__dict__["_str"].__set__
+_PAIRS = tuple(base32.encode_pair(value) for value in range(1024))  # 10 bits -> 2 characters
 _new_instance = object.__new__
 
 
@@ -531,12 +553,6 @@ _UUID = uuid.UUID  # inside ULID, ``uuid`` names the property
 _INT_DIGITS = 37
 _INT_LOW = 10 ** (_INT_DIGITS - 1)
 _RANDOM_MASK = (1 << 80) - 1
-
-
-def _seconds_to_ms(seconds: float) -> builtins.int:
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
-        raise InvalidTime(f"value={seconds!r} is not a time in seconds")
-    return builtins.int(seconds * 1000)
 
 
 def _uuid_text(text: str) -> uuid.UUID:
@@ -570,89 +586,408 @@ def parse_str(text: str) -> str:
     return _canonical(text)
 
 
-# --- monotonic generation -----------------------------------------------------------------
+# --- monotonic state, generators and policies ---------------------------------------------
+# python-ulid 4.1's generator API (ULIDGenerator and its policies) and ulidkeys' Monotonic are
+# one implementation: BaseMonotonicPolicy holds the state (the last millisecond, its 80-bit
+# random part and the text of its first 24 characters) and _step is the only code that
+# steps it. Monotonic is a strict policy with a clock; ULIDGenerator pairs any policy with a
+# clock and a randomness source and returns ULIDs.
 
-_monotonic_instances: weakref.WeakSet[Monotonic] = weakref.WeakSet()
+#: python-ulid's randomness source: called with the millisecond, returns 10 random bytes.
+RandomnessSource = Callable[[builtins.int], builtins.bytes]
+
+#: The smallest and largest random part, as python-ulid spells them (10 bytes).
+MIN_RANDOMNESS: Final = bytes(10)
+MAX_RANDOMNESS: Final = b"\xff" * 10
+
+
+def _default_randomness(_timestamp: builtins.int) -> builtins.bytes:
+    """80 fresh bits from the OS CSPRNG (python-ulid's default source). A generator that uses
+    it takes them from the shared buffer instead: the same CSPRNG bits, read in blocks."""
+    return os.urandom(10)
+
+
+def _random_text(source: RandomnessSource, ms: builtins.int) -> str:
+    """The 16 characters of the 10 bytes that a randomness source returns for ``ms``."""
+    data = source(ms)
+    if not isinstance(data, builtins.bytes):
+        raise InvalidType(
+            f"the randomness source returned {describe(data)}, a {type(data).__name__}; "
+            "it must return 10 bytes"
+        )
+    if len(data) != 10:
+        raise InvalidULID(
+            f"the randomness source returned {describe(data)}: {len(data)} bytes, where a "
+            "ULID's random part is 10 bytes (80 bits)"
+        )
+    return base32.encode_random(builtins.int.from_bytes(data, "big"))
+
+
+def _timestamp_ms(value: Any, name: str = "timestamp") -> builtins.int:
+    """Epoch milliseconds of a timestamp as python-ulid's generators read one: an int is
+    milliseconds, a float seconds (floored to the millisecond), a datetime must be aware."""
+    if isinstance(value, datetime):
+        return datetime_to_ms(value, name)
+    if isinstance(value, bool) or not isinstance(value, (builtins.int, float)):
+        raise InvalidType(
+            f"{name}={describe(value)} must be an int (ms), a float (seconds) or a datetime, "
+            f"not {type(value).__name__}"
+        )
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidTime(f"{name}={value!r} is not a time in seconds")
+        # floored, not truncated: -0.0005 s is before the epoch, not the epoch itself
+        ms = math.floor(value * 1000)
+    else:
+        ms = value
+    if ms > MAX_MS:
+        raise TimeOutOfRange(
+            f"Value exceeds maximum possible timestamp: {name}={describe(value)} is past the "
+            f"48-bit millisecond limit of a ULID ({MAX_MS} ms, 10889-08-02T05:31:50.655Z)"
+        )
+    if ms < 0:
+        raise TimeOutOfRange(
+            f"{name}={describe(value)} is before the Unix epoch (millisecond {ms}); ULID times "
+            "start at 1970-01-01T00:00:00Z"
+        )
+    return ms
+
+
+def _clock_ms(clock: Callable[[], builtins.int]) -> builtins.int:
+    """A clock's reading, checked: an int of epoch milliseconds a ULID can carry."""
+    ms = clock()
+    if ms.__class__ is not builtins.int or ms < 0:  # a float or bool would break the order
+        require_int(ms, "clock()", "epoch milliseconds as an int")
+        check_ms(ms, "clock()")
+    return ms
+
+
+@runtime_checkable
+class MonotonicityPolicy(Protocol):
+    """python-ulid's policy protocol: how a generator resolves the random part of an id."""
+
+    def resolve_randomness(
+        self, timestamp: builtins.int, randomness_source: RandomnessSource
+    ) -> builtins.bytes:
+        """The 10 random bytes of an id of millisecond ``timestamp``."""
+        ...
+
+
+_monotonic_states: weakref.WeakSet[BaseMonotonicPolicy] = weakref.WeakSet()
+
+
+class BaseMonotonicPolicy(abc.ABC):
+    """Monotonic state: ids of one millisecond are the previous + 1 in the random part.
+
+    The state is the last id issued (``prev_timestamp``, ``prev_randomness`` as python-ulid
+    names them). A new millisecond of the clock draws fresh randomness; a clock reading
+    earlier than the state keeps the later millisecond and increments, so order holds when
+    the clock steps back. An explicit timestamp (``generate(t)``, ``ULID.from_timestamp``)
+    increments when it is the state's millisecond and otherwise gets fresh randomness without
+    moving the state, so a far past or future time never drags ``ULID()`` along. What happens
+    when the 80 bits of one millisecond run out is the subclass's :meth:`_on_overflow`. The
+    state is reset in a forked child, so child and parent never continue one sequence.
+    """
+
+    def __init__(self) -> None:
+        # reentrant: a batch holds it across many steps, and each step takes it too
+        self._lock = threading.RLock()
+        self._reset()
+        _monotonic_states.add(self)
+
+    def _reset(self) -> None:
+        self._ms = -1  # millisecond of the last id issued (-1: none yet)
+        self._random = 0  # its 80-bit random part
+        self._head = ""  # its first 24 characters (time + 14 random)
+
+    def _after_fork(self) -> None:
+        self._lock = threading.RLock()  # another thread may have held it at fork time
+        self._reset()
+
+    def _set_last(self, text: str) -> None:
+        self._ms = base32.decode(text[:10])
+        self._random = base32.decode(text[10:])
+        self._head = text[:24]
+
+    @property
+    def prev_timestamp(self) -> builtins.int:
+        """The millisecond of the last id (python-ulid's ``MIN_TIMESTAMP``, 0, before any)."""
+        return max(self._ms, 0)
+
+    @prev_timestamp.setter
+    def prev_timestamp(self, value: builtins.int) -> None:
+        ms = check_ms(require_int(value, "prev_timestamp"), "prev_timestamp")
+        with self._lock:
+            self._set_last(base32.encode_time(ms) + base32.encode_random(self._random))
+
+    @property
+    def prev_randomness(self) -> builtins.bytes:
+        """The random part of the last id as 10 bytes (python-ulid's form)."""
+        return self._random.to_bytes(10, "big")
+
+    @prev_randomness.setter
+    def prev_randomness(self, value: builtins.bytes) -> None:
+        if not isinstance(value, builtins.bytes):
+            raise InvalidType(f"prev_randomness={describe(value)} must be 10 bytes")
+        if len(value) != 10:
+            raise InvalidULID(f"prev_randomness={describe(value)} must be 10 bytes")
+        random = builtins.int.from_bytes(value, "big")
+        with self._lock:
+            self._set_last(base32.encode_time(max(self._ms, 0)) + base32.encode_random(random))
+
+    def _step(
+        self,
+        ms: builtins.int | None = None,
+        source: RandomnessSource | None = None,
+        clocked: bool = True,
+    ) -> str:
+        """The next id's text: the only code that steps monotonic state.
+
+        ``ms`` is a checked millisecond, or None for the system clock (``ULID()``'s path, kept
+        to one call); ``source`` None means the shared CSPRNG buffer; ``clocked`` says ``ms``
+        is a clock reading (see the class docstring for what an explicit time does).
+        """
+        if ms is None:
+            ms = time.time_ns() // 1_000_000  # looked up per call: freezegun's clock works
+        with self._lock:
+            last = self._ms
+            if ms > last if clocked else ms != last:
+                text = base32.encode_time(ms) + (
+                    _next_tail() if source is None else _random_text(source, ms)
+                )
+                if clocked:
+                    self._ms = ms
+                    self._random = base32.decode(text[10:])
+                    self._head = text[:24]
+                return text
+            random = self._random + 1
+            if random > _MAX_RANDOM:
+                fresh = self._on_overflow(last, source or _default_randomness)
+                text = base32.encode_time(last) + _random_text(lambda _ms: fresh, last)
+                self._set_last(text)
+                return text
+            self._random = random
+            if random & 0x3FF:
+                return self._head + _PAIRS[random & 0x3FF]
+            text = base32.encode_time(last) + base32.encode_random(random)
+            self._head = text[:24]
+            return text
+
+    def resolve_randomness(
+        self, timestamp: builtins.int, randomness_source: RandomnessSource
+    ) -> builtins.bytes:
+        """python-ulid's policy method: the 10 random bytes of the next id of ``timestamp``
+        (an explicit time: it increments when it is the state's millisecond)."""
+        ms = check_ms(require_int(timestamp, "timestamp"), "timestamp")
+        source = None if randomness_source is _default_randomness else randomness_source
+        text = self._step(ms, source, clocked=False)
+        return base32.decode(text[10:]).to_bytes(10, "big")
+
+    @abc.abstractmethod
+    def _on_overflow(
+        self, timestamp: builtins.int, randomness_source: RandomnessSource
+    ) -> builtins.bytes:
+        """The random part to use when millisecond ``timestamp`` has no +1 left (or raise)."""
+
+
+class StrictMonotonicPolicy(BaseMonotonicPolicy):
+    """The default: ids of one millisecond are +1 each; running out of them raises
+    :class:`~ulidkeys.errors.MonotonicOverflow` (a ValueError, as python-ulid's) - the ULID
+    spec's rule: never wrap, which would break order."""
+
+    def _on_overflow(
+        self, timestamp: builtins.int, randomness_source: RandomnessSource
+    ) -> builtins.bytes:
+        raise MonotonicOverflow(
+            "Randomness within same millisecond exhausted: all 2**80 random values of "
+            f"millisecond {timestamp} are used; wait for the next millisecond, use "
+            "LaxMonotonicPolicy, or ulidkeys.new()"
+        )
+
+
+class LaxMonotonicPolicy(BaseMonotonicPolicy):
+    """Ids of one millisecond are +1 each; when they run out, fresh randomness is drawn
+    instead of raising (that id may sort before the previous one)."""
+
+    def _on_overflow(
+        self, timestamp: builtins.int, randomness_source: RandomnessSource
+    ) -> builtins.bytes:
+        return randomness_source(timestamp)
+
+
+class PureRandomPolicy:
+    """No monotonic state: every id gets fresh randomness (ids of one millisecond are in no
+    particular order, and none can be guessed from another)."""
+
+    def resolve_randomness(
+        self, timestamp: builtins.int, randomness_source: RandomnessSource
+    ) -> builtins.bytes:
+        """Fresh random bytes for every id."""
+        return randomness_source(timestamp)
+
+
+_generators: weakref.WeakSet[ULIDGenerator] = weakref.WeakSet()
+
+
+class ULIDGenerator:
+    """python-ulid 4.1's generator: a clock, a randomness source and a policy, thread-safe.
+
+    ``clock`` returns epoch milliseconds (default: the system clock); ``randomness`` is called
+    with the millisecond and returns 10 bytes (default: the OS CSPRNG); ``policy`` resolves
+    ids of one millisecond (default: :class:`StrictMonotonicPolicy`). Generators do not
+    share state unless given one policy object. The built-in policies step the library's own
+    monotonic state (the one :class:`Monotonic` uses); any object with python-ulid's
+    ``resolve_randomness`` method works as a policy too.
+    """
+
+    def __init__(
+        self,
+        clock: Callable[[], builtins.int] | None = None,
+        randomness: RandomnessSource | None = None,
+        policy: MonotonicityPolicy | None = None,
+    ) -> None:
+        self.lock = threading.Lock()
+        self._clock: Callable[[], builtins.int] = clock or now_ms
+        self._source: RandomnessSource = randomness or _default_randomness
+        self._policy: MonotonicityPolicy = StrictMonotonicPolicy() if policy is None else policy
+        self._text: Callable[[], str] = self._choose()
+        _generators.add(self)
+
+    # python-ulid's attributes; a change re-chooses the fast path ------------------------
+    @property
+    def clock(self) -> Callable[[], builtins.int]:
+        """The clock: a callable returning epoch milliseconds."""
+        return self._clock
+
+    @clock.setter
+    def clock(self, value: Callable[[], builtins.int]) -> None:
+        self._clock = value
+        self._text = self._choose()
+
+    @property
+    def randomness_source(self) -> RandomnessSource:
+        """The randomness source: called with the millisecond, returns 10 bytes."""
+        return self._source
+
+    @randomness_source.setter
+    def randomness_source(self, value: RandomnessSource) -> None:
+        self._source = value
+        self._text = self._choose()
+
+    @property
+    def policy(self) -> MonotonicityPolicy:
+        """The policy that resolves ids of one millisecond."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, value: MonotonicityPolicy) -> None:
+        self._policy = value
+        self._text = self._choose()
+
+    def _choose(self) -> Callable[[], str]:
+        """The fastest correct way to make the next id's text for the clock."""
+        stepped = self._stepped()
+        if (
+            isinstance(stepped, BaseMonotonicPolicy)
+            and self._clock is now_ms
+            and self._source is _default_randomness
+        ):
+            return stepped._step  # ULID()'s path: one call steps the state on the system clock
+        return self._clock_text
+
+    def _stepped(self) -> BaseMonotonicPolicy | PureRandomPolicy | None:
+        """The policy if it is a built-in one (its state is stepped directly), else None."""
+        policy = self._policy
+        method = getattr(type(policy), "resolve_randomness", None)
+        if isinstance(policy, BaseMonotonicPolicy):
+            return policy if method is BaseMonotonicPolicy.resolve_randomness else None
+        if isinstance(policy, PureRandomPolicy):
+            return policy if method is PureRandomPolicy.resolve_randomness else None
+        return None
+
+    def _clock_text(self) -> str:
+        return self._text_for(_clock_ms(self._clock), True)
+
+    def _text_for(self, ms: builtins.int, clocked: bool) -> str:
+        """The next id's text for millisecond ``ms`` (checked)."""
+        stepped = self._stepped()
+        source = None if self._source is _default_randomness else self._source
+        if isinstance(stepped, BaseMonotonicPolicy):
+            return stepped._step(ms, source, clocked)
+        if stepped is not None:
+            return base32.encode_time(ms) + (
+                _next_tail() if source is None else _random_text(source, ms)
+            )
+        with self.lock:  # a policy of the user's: python-ulid's protocol, under our lock
+            data = self._policy.resolve_randomness(ms, self._source)
+        return base32.encode_time(ms) + _random_text(lambda _ms: data, ms)
+
+    def generate(self, timestamp: builtins.int | float | datetime | None = None) -> ULID:
+        """The next :class:`ULID`: of the clock's millisecond, or of ``timestamp`` (an int is
+        milliseconds, a float seconds, a datetime must be aware)."""
+        if timestamp is None:
+            return ULID._trusted(self._text())
+        return ULID._trusted(self._text_for(_timestamp_ms(timestamp), False))
+
+
+def _generated_text(generator: Any, ms: builtins.int | None) -> str:
+    """The text of the next id of ``generator`` (a :class:`ULIDGenerator`, or any object
+    with python-ulid's ``generate(timestamp)``), for the clock or for ``ms``."""
+    if isinstance(generator, ULIDGenerator) and type(generator).generate is ULIDGenerator.generate:
+        return generator._text() if ms is None else generator._text_for(ms, False)
+    made = generator.generate() if ms is None else generator.generate(ms)
+    return ULID.parse(made)._str if not isinstance(made, ULID) else made._str
 
 
 class Monotonic:
-    """A thread-safe monotonic ULID generator (the ULID spec's monotonic mode).
+    """A thread-safe monotonic ULID generator (the ULID spec's monotonic mode), text out.
 
     Within one millisecond each id is the previous one + 1 in the random part, so ids from one
     generator strictly increase. If the clock goes backwards the generator keeps the later
     millisecond and keeps incrementing, so order holds. When the 80-bit random part would
     overflow inside one millisecond it raises :class:`MonotonicOverflow` (spec behaviour)
     rather than wrap. In a forked child the generator starts over from fresh random bits, so
-    child and parent never issue the same id.
+    child and parent never issue the same id. Its state is a :class:`StrictMonotonicPolicy`:
+    the same code steps ``ULIDGenerator``'s.
 
     ``after`` resumes after a known id (for example the last one persisted); ``clock`` is a
     function returning epoch milliseconds (tests use it to freeze time).
     """
 
     def __init__(
-        self, after: str | ULID | None = None, clock: Callable[[], int] | None = None
+        self, after: str | ULID | None = None, clock: Callable[[], builtins.int] | None = None
     ) -> None:
-        self._lock = threading.Lock()
         self._clock = clock or now_ms
-        self._reset()
+        self._state = StrictMonotonicPolicy()
         if after is not None:
-            last = after._str if isinstance(after, ULID) else _canonical(after)
-            self._ms = base32.decode(last[:10])
-            self._random = base32.decode(last[10:])
-            self._head = last[:24]
-        _monotonic_instances.add(self)
-
-    def _reset(self) -> None:
-        self._ms = -1  # millisecond of the last id issued
-        self._random = 0  # 80-bit random part of the last id issued
-        self._head = ""  # its first 24 characters (time + 14 random)
-
-    def _after_fork(self) -> None:
-        self._lock = threading.Lock()  # another thread may have held it at fork time
-        self._reset()
-
-    def _next(self) -> str:
-        ms = self._clock()
-        if ms.__class__ is not int:  # a float, Decimal('NaN') or bool would break the order
-            require_int(ms, "clock()", "epoch milliseconds as an int")
-        if ms > self._ms:
-            check_ms(ms, "clock()")
-            text = base32.encode_time(ms) + _next_tail()
-            self._ms = ms
-            self._random = base32.decode(text[10:])
-            self._head = text[:24]
-            return text
-        random = self._random + 1
-        if random > _MAX_RANDOM:
-            raise MonotonicOverflow(
-                f"monotonic ULID overflow: all 2**80 random values of millisecond {self._ms} "
-                "are used; wait for the next millisecond or use ulidkeys.new()"
-            )
-        self._random = random
-        if random & 0x3FF:
-            return self._head + base32.encode_pair(random)
-        text = base32.encode_time(self._ms) + base32.encode_random(random)
-        self._head = text[:24]
-        return text
+            self._state._set_last(after._str if isinstance(after, ULID) else _canonical(after))
 
     def __call__(self) -> str:
         """The next id as a string."""
-        with self._lock:
-            return self._next()
+        clock = self._clock
+        return self._state._step(None if clock is now_ms else _clock_ms(clock))
 
     def ulid(self) -> ULID:
         """The next id as a :class:`ULID`."""
         return ULID._trusted(self())
 
-    def batch(self, n: int) -> list[str]:
+    def batch(self, n: builtins.int) -> list[str]:
         """``n`` strictly increasing ids, made under one lock hold so no other call interleaves."""
         _check_count(n)
-        with self._lock:
-            step = self._next
-            return [step() for _ in range(n)]
+        with self._state._lock:  # reentrant: each step takes it again, no one else can
+            return [self() for _ in range(n)]
 
 
+#: The process-wide monotonic generator behind :func:`monotonic`, ``batch(monotonic=True)``
+#: and (through :data:`default_generator`, which shares its state) ``ULID()``.
 _default_monotonic = Monotonic()
+
+#: python-ulid's module-level generator: ``ULID()`` and ``ULID.from_timestamp`` /
+#: ``from_datetime`` / ``parse`` of a time draw from it. Reassign it (``ulidkeys.ulid.
+#: default_generator = ULIDGenerator(policy=LaxMonotonicPolicy())``) to route them through
+#: another clock, randomness or policy; the keys the library makes (``ulidkeys.new()``,
+#: ``layout.new_key()``, entities) never use it: they take 80 fresh random bits each.
+default_generator: ULIDGenerator = ULIDGenerator(policy=_default_monotonic._state)
 
 
 def monotonic() -> str:
@@ -664,8 +999,10 @@ def _after_fork_in_child() -> None:
     global _tails, _prefix_cache
     _tails = iter(())
     _prefix_cache = (-1, "")
-    for generator in list(_monotonic_instances):
-        generator._after_fork()
+    for state in list(_monotonic_states):
+        state._after_fork()
+    for generator in list(_generators):
+        generator.lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

@@ -93,7 +93,7 @@ def test_value_semantics() -> None:
     u = ULID.new()
     assert hash(u) == hash(ULID.parse(str(u).lower()))
     assert pickle.loads(pickle.dumps(u)) == u
-    assert repr(u) == f"ULID('{u}')"
+    assert repr(u) == f"ULID({u})"  # python-ulid's repr (issue 34; was ULID('...'))
     assert {u: 1}[ULID(str(u))] == 1
     with pytest.raises(AttributeError):
         u._str = "x"  # type: ignore[misc]
