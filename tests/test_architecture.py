@@ -931,8 +931,6 @@ OVERSIZED: dict[str, str] = {
     "ulidkeys/config.py": "finding, reading and checking the file, and the declarations",
     "ulidkeys/dynamodb/pages.py": "the page reader and its installation on a client",
     "ulidkeys/planning/entity.py": "DynamoDB entities: split the key templates' parsing off",
-    "ulidkeys/planning/shapes.py": "the survey's reading of key shapes: split by service",
-    "ulidkeys/survey/__init__.py": "both services' surveys: split by service",
 }
 
 

@@ -24,7 +24,8 @@ from s3support import fill_bucket, new_bucket
 from standin import StandInS3
 
 from ulidkeys.ids.registry import generator_for
-from ulidkeys.planning.shapes import bin_starts, key_time
+from ulidkeys.planning.counts import bin_starts
+from ulidkeys.planning.shapes import key_time
 from ulidkeys.s3 import KeyLayout, Survey, survey
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z

@@ -23,7 +23,7 @@ from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window
 from ulidkeys.planning.sortkeys import MAX_SORT_KEY_BYTES, key_after, key_before
 from ulidkeys.planning.templates import KeySchema, KeyTemplate
-from ulidkeys.survey import PartitionSurvey
+from ulidkeys.survey.dynamodb import PartitionSurvey
 
 __all__ = [
     "BATCH_SIZE",

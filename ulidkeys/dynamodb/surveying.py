@@ -10,7 +10,8 @@ from ulidkeys.dynamodb.table import QuerySource
 from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.execution import outcome
 from ulidkeys.errors import InvalidValue, describe
-from ulidkeys.survey import DEFAULT_MAX_CALLS, PartitionSurvey, partition_survey_program
+from ulidkeys.survey.common import DEFAULT_MAX_CALLS
+from ulidkeys.survey.dynamodb import PartitionSurvey, partition_survey_program
 
 
 def survey(

@@ -17,7 +17,7 @@ from ulidkeys.s3.checkpoints import S3CheckpointStore
 from ulidkeys.s3.pages import install_fast_pages, remove_fast_pages
 from ulidkeys.s3.surveying import survey
 from ulidkeys.s3.writing import PresignedUpload
-from ulidkeys.survey import Survey
+from ulidkeys.survey.s3 import Survey
 
 __all__ = [
     "MAX_KEYS",

@@ -11,7 +11,8 @@ from ulidkeys.engine.execution import outcome
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.locations import check_prefix
 from ulidkeys.s3.bucket import ListingSource
-from ulidkeys.survey import DEFAULT_MAX_CALLS, Survey, survey_program
+from ulidkeys.survey.common import DEFAULT_MAX_CALLS
+from ulidkeys.survey.s3 import Survey, survey_program
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

@@ -1,0 +1,223 @@
+"""What one partition of a DynamoDB table holds, read in at most a budget of Query calls: its
+sort key templates and their shares, and for the main kind with an id its count (exact when read
+whole, else unknown above the items read), oldest and newest items, and the entity that queries
+it. I/O-free (run by ``ulidkeys.engine.execution``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ulidkeys.engine.chains import Page, Stats
+from ulidkeys.engine.programs import Fetch, Operation
+from ulidkeys.errors import UlidkeysError, require_count
+from ulidkeys.ids.registry import scheme_named
+from ulidkeys.planning.counts import Count
+from ulidkeys.planning.entity import Entity
+from ulidkeys.planning.queries import QueryCall
+from ulidkeys.planning.sortkeyshapes import (
+    SortKeyShape,
+    pk_template,
+    sort_key_kinds,
+    sort_key_shape,
+)
+from ulidkeys.planning.suggestions import entity_toml_of, layout_name
+from ulidkeys.survey.common import (
+    DEFAULT_MAX_CALLS,
+    MIN_CALLS,
+    exact_counts,
+    none_fit,
+    read_note,
+    times_dict,
+    updated,
+)
+
+#: Items read at the newest end of the main kind's range (children and other kinds sort among
+#: them).
+END_ITEMS = 25
+#: The widest sort key range: every string sort key lies in it.
+_LOWEST, _ABOVE_ALL = "\x00", "\U0010ffff"
+
+
+@dataclass(frozen=True)
+class PartitionSurvey:
+    """What :func:`partition_survey_program` found in one partition of a table.
+
+    ``kinds`` are the sort key templates read (``Post#{id}``, children such as
+    ``Post#{id}#Comment#{id2}``, keys without ids) with their counts among the items read;
+    ``main`` the most frequent one with an id, whose items the counts, times and histogram are
+    about. ``entity`` is the ``Entity(...)`` to declare (Python) and ``config`` its
+    ``[entities.NAME]`` table - given only when that entity queries this very partition.
+    """
+
+    location: str
+    calls: int
+    max_calls: int
+    kinds: tuple[SortKeyShape, ...] = ()
+    main: SortKeyShape | None = None
+    keys: Count = field(default_factory=Count.unknown)
+    oldest_ms: int | None = None
+    newest_ms: int | None = None
+    oldest_exact: bool = False
+    newest_exact: bool = False
+    per_day: Count | None = None
+    histogram: tuple[tuple[int, Count], ...] = ()
+    entity: str | None = None
+    config: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        """True when every item was read, so every count is exact (``keys.exact``)."""
+        return self.keys.exact
+
+    def as_dict(self) -> dict[str, Any]:
+        """The survey as JSON-safe data."""
+        return {
+            "location": self.location,
+            "calls": self.calls,
+            "max_calls": self.max_calls,
+            "exact": self.exact,
+            "sort_keys": [
+                {"template": kind.template, "scheme": kind.scheme, "items": kind.count}
+                for kind in self.kinds
+            ],
+            "main": None if self.main is None else self.main.template,
+            **times_dict(self, "items"),
+            "entity": self.entity,
+            "config": self.config,
+            "notes": list(self.notes),
+        }
+
+
+def partition_survey_program(
+    table: str,
+    partition: str,
+    stats: Stats,
+    *,
+    pk_attr: str = "PK",
+    sk_attr: str = "SK",
+    separator: str = "#",
+    max_calls: int = DEFAULT_MAX_CALLS,
+    page_items: int | None = None,
+) -> Generator[Operation, Any, PartitionSurvey]:
+    """The survey of the items of one partition (``pk_attr = partition``) in at most
+    ``max_calls`` Query calls: pages from its lowest sort key on (every call but one; a
+    partition that ends within them is read whole and every count is exact), its sort key
+    templates and their shares, and for the most frequent one with an id its oldest item (the
+    first read) and newest item (one call from the top of its range). ``page_items`` limits
+    the pages (None: DynamoDB's 1 MB pages)."""
+    require_count(max_calls, "max_calls", MIN_CALLS)
+    require_count(page_items, "page_items", 1, optional=True)
+    location = f"dynamodb://{table} {pk_attr}={partition!r}"
+    whole_range = QueryCall(partition, _LOWEST, _ABOVE_ALL, pk_attr, sk_attr)
+    sort_keys: list[str] = []
+    token = None
+    for _ in range(max(1, max_calls - 1)):
+        page: Page = yield Fetch(whole_range, token, page_items)
+        sort_keys += [key for key, _item in page.entries if isinstance(key, str)]
+        token = page.token
+        if token is None:
+            break
+    whole = token is None
+    found = PartitionSurvey(location, stats.calls, max_calls, keys=none_fit(whole))
+    if not sort_keys:
+        note = "no item with a string sort key in this partition" + ("" if whole else " read")
+        return updated(found, stats, notes=(note,))
+    shapes = [sort_key_shape(key, separator) for key in sort_keys]
+    kinds = tuple(sort_key_kinds(shapes))
+    main = next((kind for kind in kinds if kind.scheme is not None), None)
+    found = replace(found, kinds=kinds, main=main)
+    notes = [read_note(stats, whole, len(sort_keys), "items")]
+    if main is None or main.scheme is None:
+        notes.append("no sort key read holds an id of a known scheme")
+        return updated(found, stats, notes=tuple(notes))
+    scheme = scheme_named(main.scheme)
+    declared, why_not = _declaration(
+        partition, main, scheme.name, separator, table, pk_attr, sk_attr
+    )
+    if why_not:
+        notes.append(f"no entity suggested: {why_not}")
+    id_at = main.template.split(separator).index("{id}")
+
+    def kind_time(key: str, template: str) -> int | None:
+        """The id time of a sort key of the main kind (None: another kind)."""
+        return (
+            scheme.timestamp_ms(key.split(separator)[id_at]) if template == main.template else None
+        )
+
+    times = [
+        ms
+        for key, (template, _) in zip(sort_keys, shapes, strict=True)
+        if (ms := kind_time(key, template)) is not None
+    ]
+    if whole:
+        return updated(found, stats, **exact_counts(times), notes=tuple(notes), **declared)
+    changes: dict[str, Any] = {"keys": Count.unknown(len(times))}
+    if times:  # read from the lowest sort key on: the first item of the kind is its oldest
+        changes.update(oldest_ms=times[0], oldest_exact=True, newest_ms=max(times))
+    top = main.prefix + _ABOVE_ALL
+    if sort_keys[-1] >= top:  # read past the kind's range: its last item read is its newest
+        changes["newest_exact"] = bool(times)
+    elif stats.calls < max_calls:
+        span_call = QueryCall(partition, main.prefix, top, pk_attr, sk_attr, newest_first=True)
+        last_page: Page = yield Fetch(span_call, None, END_ITEMS)
+        newest = next(
+            (
+                ms
+                for key, _ in last_page.entries
+                if isinstance(key, str)
+                and (ms := kind_time(key, sort_key_shape(key, separator)[0])) is not None
+            ),
+            None,
+        )
+        if newest is not None:
+            changes.update(newest_ms=newest, newest_exact=True)
+    notes.append(
+        f"how many items: unknown (a partition can only be counted by reading it); at least "
+        f"the {len(times):,} read"
+    )
+    return updated(found, stats, notes=tuple(notes), **changes, **declared)
+
+
+def _declaration(
+    partition: str,
+    main: SortKeyShape,
+    scheme: str,
+    separator: str,
+    table: str,
+    pk_attr: str,
+    sk_attr: str,
+) -> tuple[dict[str, Any], str | None]:
+    """The entity to declare (Python and config) when it queries ``partition`` - its partition
+    key template renders it back and its sort key template is the main kind's - else why not."""
+    pk, fields = pk_template(partition, separator)
+    try:
+        entity = Entity(
+            pk,
+            main.template,
+            scheme=scheme_named(scheme),
+            pk_attr=pk_attr,
+            sk_attr=sk_attr,
+            separator=separator,
+        )
+        rendered = entity.schema().pk.render(fields)
+    except UlidkeysError as error:
+        return {}, f"the keys cannot be spelled as key templates ({error})"
+    if rendered != partition:
+        return {}, f"the partition key template {pk!r} does not give back {partition!r}"
+    args = [repr(pk), repr(main.template)]
+    if scheme != "ulid":
+        args.append(f"scheme=scheme_named({scheme!r})")
+    if pk_attr != "PK":
+        args.append(f"pk_attr={pk_attr!r}")
+    if sk_attr != "SK":
+        args.append(f"sk_attr={sk_attr!r}")
+    name = layout_name(main.prefix.lower()) if main.prefix.strip(separator) else "items"
+    query = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+    return {
+        "entity": f"Entity({', '.join(args)})" + (f"  # query with {query}" if query else ""),
+        "config": entity_toml_of(name, table, pk, main.template, scheme, pk_attr, sk_attr),
+    }, None

@@ -1,0 +1,308 @@
+"""What an S3 prefix holds, read in at most a budget of ListObjectsV2 calls and never more than
+reading it whole takes: pages from the first key on, then - for a prefix not read whole - the
+folders under it. Every count exact, a range from the shards read whole at its stated
+confidence, or unknown above the keys read. I/O-free (run by ``ulidkeys.engine.execution``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from ulidkeys.engine.chains import Page, Stats
+from ulidkeys.engine.programs import Fetch, Operation
+from ulidkeys.errors import require_count
+from ulidkeys.planning.counts import (
+    WINDOWS,
+    Count,
+    WindowCost,
+    bin_starts,
+    binned,
+    scaled_count,
+    window_cost,
+)
+from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.listings import ListCall
+from ulidkeys.planning.shapes import Shape, key_time, read_shape
+from ulidkeys.planning.suggestions import layout_name, python_of, toml_of
+from ulidkeys.survey.common import (
+    BINS,
+    DEFAULT_MAX_CALLS,
+    MIN_CALLS,
+    exact_counts,
+    none_fit,
+    read_note,
+    times_dict,
+    updated,
+)
+from ulidkeys.timeinput import ms_to_datetime
+
+#: Share of the keys read that must fit the layout before its shards are taken to count the
+#: prefix (keys of another writer in the same folders need not spread by the layout's rule).
+MIN_FITTING_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What :func:`survey_program` found under ``location`` in ``calls`` calls.
+
+    ``shape`` is None when nothing is stored there; ``layout`` None when no key holds an id of a
+    known scheme at a place a layout puts it. ``keys`` counts the keys that fit the layout:
+    exact when the prefix was read whole (then :attr:`exact`), a range at its stated confidence
+    when whole shards were read, else unknown above the keys read. ``oldest_ms``/``newest_ms``
+    are the id times of the oldest and newest keys when ``oldest_exact``/``newest_exact``, else
+    the oldest (newest) read: the truth is that or earlier (later). ``per_day``, the histogram
+    ``(bin start ms, keys)`` and ``costs`` (a 1-hour and a 1-day window with the layout and by a
+    full listing, counted on the keys) are given when the keys bound them; ``notes`` say how.
+    """
+
+    location: str
+    calls: int
+    max_calls: int
+    shape: Shape | None = None
+    layout: KeyLayout | None = None
+    keys: Count = field(default_factory=Count.unknown)
+    oldest_ms: int | None = None
+    newest_ms: int | None = None
+    oldest_exact: bool = False
+    newest_exact: bool = False
+    per_day: Count | None = None
+    histogram: tuple[tuple[int, Count], ...] = ()
+    costs: tuple[tuple[str, WindowCost], ...] = ()
+    python: str | None = None
+    config: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        """True when every key was read, so every count is exact (``keys.exact``)."""
+        return self.keys.exact
+
+    @property
+    def oldest(self) -> datetime | None:
+        return None if self.oldest_ms is None else ms_to_datetime(self.oldest_ms)
+
+    @property
+    def newest(self) -> datetime | None:
+        return None if self.newest_ms is None else ms_to_datetime(self.newest_ms)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The survey as JSON-safe data (what ``ulidkeys survey -o json`` prints)."""
+        shape = self.shape
+        return {
+            "location": self.location,
+            "calls": self.calls,
+            "max_calls": self.max_calls,
+            "exact": self.exact,
+            "layout": None
+            if shape is None
+            else {
+                "shards": shape.shards,
+                "period": shape.period,
+                "other_period_folders": shape.other_period,
+                "scheme": shape.scheme,
+                "newest_first": shape.newest_first,
+                "also_fits": list(shape.alternatives),
+                "suffixes": shape.suffixes,
+                "fitting": shape.fitting,
+                "not_fitting": shape.junk,
+                "not_fitting_examples": list(shape.examples),
+            },
+            **times_dict(self, "keys"),
+            "costs": [
+                {
+                    "window": name,
+                    "calls": round(cost.calls, 2),
+                    "keys_read": round(cost.keys, 2),
+                    "full_listing_calls": round(cost.full_calls),
+                    "full_listing_keys": round(cost.full_keys),
+                }
+                for name, cost in self.costs
+            ],
+            "python": self.python,
+            "config": self.config,
+            "notes": list(self.notes),
+        }
+
+
+def _keys(page: Page) -> list[str]:
+    return [key for key, obj in page.entries if "Key" in obj]
+
+
+def survey_program(
+    bucket: str, prefix: str, stats: Stats, *, max_calls: int = DEFAULT_MAX_CALLS
+) -> Generator[Operation, Any, Survey]:
+    """The survey of ``s3://bucket/prefix`` in at most ``max_calls`` ListObjectsV2 calls, and
+    never more than reading the prefix whole takes: pages from the first key on (every call
+    but one), then - for a prefix not read whole - the folders under it (one call)."""
+    require_count(max_calls, "max_calls", MIN_CALLS)
+    location = f"s3://{bucket}/{prefix}"
+    keys: list[str] = []
+    token = None
+    for _ in range(max(1, max_calls - 1)):
+        page: Page = yield Fetch(ListCall(prefix, ordered=False), token)
+        keys += _keys(page)
+        token = page.token
+        if token is None:
+            break
+    whole = token is None
+    found = Survey(location, stats.calls, max_calls, keys=none_fit(whole))
+    if not keys:
+        note = (
+            "nothing is stored under this prefix" if whole else read_note(stats, whole, 0, "keys")
+        )
+        return updated(found, stats, notes=(note,))
+    folders: list[str] | None = []
+    if not whole and stats.calls < max_calls:
+        if _first_folder(prefix, keys[0]) != _first_folder(prefix, keys[-1]):
+            # a first folder was read whole: how many folders there are may count the keys
+            listed: Page = yield Fetch(ListCall(prefix, delimiter="/", ordered=False))
+            folders = [key[len(prefix) :] for key, obj in listed.entries if "Prefix" in obj]
+            if listed.token is not None:
+                folders = None  # more folders than one page names: their count is not known
+        else:  # the last call reads on: a prefix one page longer is then read whole
+            page = yield Fetch(ListCall(prefix, ordered=False), token)
+            keys += _keys(page)
+            whole = page.token is None
+            found = replace(found, keys=none_fit(whole))
+    shape = read_shape(prefix, keys, folders or ())
+    layout = shape.layout()
+    found = replace(found, shape=shape, layout=layout)
+    notes = [read_note(stats, whole, len(keys), "keys")]
+    if layout is None:
+        if shape.other_period is not None:
+            notes.append(
+                f"the keys sit in period folders such as {shape.other_period!r}, a spelling no "
+                "layout writes (layouts write dt=YYYY-MM-DD/ and hr=HH/): survey or list one "
+                "such folder as its own prefix"
+            )
+        else:
+            notes.append(
+                "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
+            )
+        return updated(found, stats, notes=tuple(notes))
+    times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
+    if shape.unfit_ids:
+        notes.append(
+            f"{shape.unfit_ids:,} keys hold {layout.scheme.name} ids but do not fit this layout "
+            "(another shard count or period folder): no layout is suggested, as it would miss "
+            "them"
+        )
+    if whole:
+        return _exact(found, bucket, layout, keys, times, stats, notes)
+    return _partly(found, layout, keys, times, folders is not None, stats, notes)
+
+
+def _first_folder(prefix: str, key: str) -> str | None:
+    """The folder right under ``prefix`` that ``key`` is in (None: none)."""
+    folder, slash, _ = key[len(prefix) :].partition("/")
+    return folder if slash else None
+
+
+def _exact(
+    found: Survey,
+    bucket: str,
+    layout: KeyLayout,
+    keys: list[str],
+    times: list[int],
+    stats: Stats,
+    notes: list[str],
+) -> Survey:
+    """A prefix read whole: every count is a count, every cost counted on the keys."""
+    counted = exact_counts(times)
+    if not times:
+        return updated(found, stats, notes=tuple(notes), **counted)
+    costs = tuple(
+        (name, cost)
+        for name, width in WINDOWS.items()
+        if (cost := window_cost(layout, keys, width)) is not None
+    )
+    suggest = not (found.shape and found.shape.unfit_ids)
+    return updated(
+        found,
+        stats,
+        **counted,
+        costs=costs,
+        python=python_of(layout) if suggest else None,
+        config=toml_of(layout_name(layout.prefix), bucket, layout) if suggest else None,
+        notes=tuple(notes),
+    )
+
+
+def _partly(
+    found: Survey,
+    layout: KeyLayout,
+    keys: list[str],
+    times: list[int],
+    shards_known: bool,
+    stats: Stats,
+    notes: list[str],
+) -> Survey:
+    """A prefix read from its first key, not to its last: what the keys read bound."""
+    if not times:
+        notes.append("no key read fits the layout yet: how many do is unknown")
+        return updated(found, stats, notes=tuple(notes))
+    sorted_by_time = not layout.shards  # one shard: key order is time order (or its reverse)
+    first = times[0]
+    oldest, newest = min(times), max(times)
+    changes: dict[str, Any] = {
+        "oldest_ms": oldest,
+        "newest_ms": newest,
+        # the first key of a flat layout is the oldest (newest-first: the newest) of all
+        "oldest_exact": sorted_by_time and not layout.newest_first and first == oldest,
+        "newest_exact": sorted_by_time and layout.newest_first and first == newest,
+        "keys": Count.unknown(len(times)),
+        "python": python_of(layout),
+        "config": None,
+    }
+    done = _shards_read_whole(layout, keys)
+    fitting_share = len(times) / len(keys)
+    if not (shards_known and done and layout.shards and fitting_share >= MIN_FITTING_SHARE):
+        why = (
+            "no shard was read whole"
+            if layout.shards
+            else "a layout without shards cannot be counted from part of it"
+        )
+        notes.append(f"how many keys: unknown ({why}); at least the {len(times):,} read")
+        return updated(found, stats, notes=tuple(notes), **changes)
+    # whole shards: each key is in them with probability done/shards, whatever its time
+    fraction = len(done) / layout.shards
+    at = len(layout.prefix)
+    in_done = [ms for key, ms in _fitting(layout, keys) if _shard_number(key, at) in done]
+    changes["keys"] = scaled_count(len(in_done), fraction, len(times))
+    starts = bin_starts(oldest, newest + 1, BINS)
+    everything = binned(times, oldest, newest + 1, BINS)
+    sampled = binned(in_done, oldest, newest + 1, BINS)
+    changes["histogram"] = tuple(
+        (start, scaled_count(count, fraction, seen))
+        for start, count, seen in zip(starts, sampled, everything, strict=True)
+    )
+    notes.append(
+        f"how many keys: counted in {len(done)} of {layout.shards} shards read whole (an id's "
+        "shard comes from its random bits, so they hold a random share of the keys); the "
+        f"range holds the truth with probability {changes['keys'].confidence:.3%}"
+    )
+    return updated(found, stats, notes=tuple(notes), **changes)
+
+
+def _fitting(layout: KeyLayout, keys: Sequence[str]) -> list[tuple[str, int]]:
+    return [(key, ms) for key in keys if (ms := key_time(layout, key)) is not None]
+
+
+def _shard_number(key: str, at: int) -> int:
+    """The shard of a key that fits a sharded layout (its folder at ``at``)."""
+    return int(key[at:].partition("/")[0])
+
+
+def _shards_read_whole(layout: KeyLayout, keys: Sequence[str]) -> set[int]:
+    """The shards whose every key was read: the ones before the shard of the last key read
+    (keys come in order, shard folders sort by number)."""
+    last = keys[-1]
+    return {
+        shard
+        for shard in range(layout.shards or 0)
+        if (folder := layout.prefix + layout.shard_folder(shard)) < last
+        and not last.startswith(folder)
+    }
