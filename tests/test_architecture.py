@@ -6,7 +6,7 @@ imported) and builds the graph of imports between the package's modules.
 Layers, lowest first; a module may import from its own layer and the layers below. The folders
 under ``ulidkeys/`` name them::
 
-    core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid
+    core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid[.*]
     ids        ulidkeys.ids[.*]
     planning   ulidkeys.planning[.*]   (time windows and prefix covers included)
     execution  ulidkeys.engine[.*]     (machines, slicing, scheduling, search, programs,
@@ -927,7 +927,6 @@ MAX_MODULE_LINES = 500
 #: Modules over ``MAX_MODULE_LINES`` today, each with what is to be done; the list must be
 #: exact (a module that shrinks under the limit is removed from it, no other may join it).
 OVERSIZED: dict[str, str] = {
-    "ulidkeys/ulid.py": "the value and generation together: split generation off",
     "ulidkeys/planning/shapes.py": "the survey's reading of key shapes: split by service",
     "ulidkeys/survey/__init__.py": "both services' surveys: split by service",
 }
