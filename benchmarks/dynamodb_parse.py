@@ -22,7 +22,8 @@ from s3_parse import _Raw
 from s3_parse import best as best_s
 
 from ulidkeys import base32
-from ulidkeys.dynamodb.pages import READS, _boto3_reader, install_fast_pages, plain_items
+from ulidkeys.dynamodb.pagereader import READS
+from ulidkeys.dynamodb.pages import _boto3_reader, install_fast_pages, plain_items
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "b", "aws_secret_access_key": "b"}

@@ -29,9 +29,10 @@ PUBLIC = (
     "ulidkeys.pynamodb",
     "ulidkeys.polars",
     "ulidkeys.dask",
+    "ulidkeys.config",
 )
 #: Modules documented whole, without an ``__all__``: every public name they define.
-WHOLE = ("ulidkeys.errors", "ulidkeys.config")
+WHOLE = ("ulidkeys.errors",)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from test_dynamodb_support import create_table
 
 from ulidkeys.dynamodb import Entity, Index, Table
 from ulidkeys.errors import InvalidKeyField
-from ulidkeys.planning.entity import MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES
+from ulidkeys.planning.keyschemas import MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES
 
 COMMENT = Entity(
     pk="Org#{org}",

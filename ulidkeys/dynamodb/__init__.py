@@ -17,7 +17,8 @@ from ulidkeys.engine.consuming import Consumption, FileStore, LateArrival, Memor
 from ulidkeys.engine.execution import Results
 from ulidkeys.ids.tickets import TICKET, TicketSplit
 from ulidkeys.planning.checkpoints import Checkpoint
-from ulidkeys.planning.entity import Entity, Index
+from ulidkeys.planning.entity import Entity
+from ulidkeys.planning.keyschemas import Index
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window

@@ -8,7 +8,6 @@ Pure (no boto3, no I/O), written once for every id scheme (ULID by default); bou
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -19,7 +18,6 @@ from ulidkeys.errors import (
     InvalidQuery,
     InvalidType,
     InvalidValue,
-    KeyAttributeClash,
     KeyMismatch,
     describe,
     require_count,
@@ -35,38 +33,25 @@ from ulidkeys.ids.protocol import (
     shard_of,
 )
 from ulidkeys.ids.ulids import ULID_SCHEME
+from ulidkeys.planning.keyschemas import (
+    BUCKET,
+    DERIVED,
+    SHARD,
+    Index,
+    build_schema,
+    check_shared_attributes,
+    fits,
+    table_definition,
+    telling_attrs,
+)
 from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of
-from ulidkeys.planning.templates import KeySchema, KeyTemplate
+from ulidkeys.planning.templates import KeySchema
 from ulidkeys.ulid import ULID
-
-#: Placeholders filled by the entity itself, from the item's id, never by the caller's keys().
-BUCKET, SHARD = "bucket", "shard"
-DERIVED = (BUCKET, SHARD)
-
-#: DynamoDB's largest key attribute values, in UTF-8 bytes: a partition key of 2,048 and a sort
-#: key of 1,024 (tables and indexes alike); a longer one is refused at write time.
-MAX_PARTITION_KEY_BYTES = 2048
-MAX_SORT_KEY_BYTES = 1024
 
 #: Position key of a bare id given as ``after=``: above every key of that id.
 PAST_ALL_KEYS = "\U0010ffff"
-
-
-@dataclass(frozen=True)
-class Index:
-    """A global (or local) secondary index: its key templates and attribute names.
-
-    ``pk_attr``/``sk_attr`` default to ``<IndexName>PK``/``<IndexName>SK`` (``GSI1PK``, ...).
-    A ``sparse`` index is left out of :meth:`Entity.keys` when its fields are not given.
-    """
-
-    pk: str
-    sk: str
-    pk_attr: str | None = None
-    sk_attr: str | None = None
-    sparse: bool = False
 
 
 class Entity:
@@ -116,7 +101,18 @@ class Entity:
             raise InvalidKeyTemplate(f"id_field={describe(id_field)} must be a field name")
         self.id_field = id_field
         self.separator = separator
-        self.table = self._schema(None, pk, sk, pk_attr, sk_attr, False, numeric_sk)
+        self.table = build_schema(
+            None,
+            pk,
+            sk,
+            pk_attr,
+            sk_attr,
+            False,
+            numeric_sk,
+            scheme=scheme,
+            separator=separator,
+            id_field=id_field,
+        )
         self.name = name or self.table.sk.literals[0].split(separator, 1)[0] or "Entity"
         self.indexes: dict[str, KeySchema] = {}
         if gsi is not None and not isinstance(gsi, Mapping):
@@ -128,7 +124,7 @@ class Entity:
                 raise InvalidKeyTemplate(
                     f"gsi[{index_name!r}]={describe(spec)} must be an Index(pk=..., sk=...)"
                 )
-            schema = self._schema(
+            schema = build_schema(
                 index_name,
                 spec.pk,
                 spec.sk,
@@ -136,8 +132,11 @@ class Entity:
                 spec.sk_attr or f"{index_name}SK",
                 spec.sparse,
                 False,
+                scheme=scheme,
+                separator=separator,
+                id_field=id_field,
             )
-            self._check_shared_attributes(schema, spec)
+            check_shared_attributes(schema, spec, self.table, self.indexes.values())
             self.indexes[index_name] = schema
         if bucket is not None and not isinstance(bucket, str):
             raise InvalidType(f"bucket={describe(bucket)} must be 'hour', 'day', 'month' or 'year'")
@@ -156,99 +155,11 @@ class Entity:
                 "counted up, not stamped)"
             )
         self._check_derived_fields()
-        self._telling = {name: self._telling_attrs(s) for name, s in self.indexes.items()}
+        schemas = tuple(self.schemas())
+        self._telling = {name: telling_attrs(s, schemas) for name, s in self.indexes.items()}
         self.fields: tuple[str, ...] = tuple(
             dict.fromkeys(f for s in self.schemas() for f in (*s.pk.fields, *s.sk.fields))
         )
-
-    def _schema(
-        self,
-        index: str | None,
-        pk: str,
-        sk: str,
-        pk_attr: str,
-        sk_attr: str,
-        sparse: bool,
-        numeric_sk: bool,
-    ) -> KeySchema:
-        where = "table" if index is None else f"index {index}"
-        for attr_name, attr in (("pk_attr", pk_attr), ("sk_attr", sk_attr)):
-            if not isinstance(attr, str) or not attr:
-                raise InvalidKeyTemplate(f"{where}: {attr_name}={describe(attr)} must be a name")
-        if pk_attr == sk_attr:
-            raise InvalidKeyTemplate(f"{where}: pk_attr and sk_attr are both {pk_attr!r}")
-        pattern = self.scheme.pattern
-        pk_template = KeyTemplate(pk, self.separator, self.id_field, pattern)
-        sk_template = KeyTemplate(sk, self.separator, self.id_field, pattern)
-        for derived in DERIVED:
-            if derived in sk_template.fields:
-                raise InvalidKeyTemplate(
-                    f"{where}: {{{derived}}} belongs in a partition key template, not in sk={sk!r}"
-                )
-        if numeric_sk and (
-            sk_template.fields != (self.id_field,)
-            or sk_template.literals != ("", "")
-            or not self.scheme.numeric
-        ):
-            raise InvalidKeyTemplate(
-                f"{where}: numeric_sk=True needs sk='{{{self.id_field}}}' alone and a numeric "
-                f"id scheme (Snowflake-style), not sk={sk!r} with {self.scheme.name}"
-            )
-        return KeySchema(index, pk_template, sk_template, pk_attr, sk_attr, sparse, numeric_sk)
-
-    def _check_shared_attributes(self, schema: KeySchema, spec: Index) -> None:
-        """Refuse an index key attribute already written from another template.
-
-        ``keys()`` puts every schema's keys in one item, so an attribute named by the table and
-        an index (or by two indexes) gets one value: it may be shared only when both write the
-        very same value - the same template and the same type. Then an index may read the
-        table's own attributes (``pk_attr="PK"`` with the table's pk template, or the inverted
-        index ``pk_attr="SK", sk_attr="PK"`` with the table's templates swapped); any other
-        sharing would return the index's key in place of the table's, and a ``put_item`` of
-        ``keys()`` would write the item to the wrong partition.
-        """
-        for setting, attr, template, given in (
-            ("pk_attr", schema.pk_attr, schema.pk, spec.pk_attr),
-            ("sk_attr", schema.sk_attr, schema.sk, spec.sk_attr),
-        ):
-            for other in (self.table, *self.indexes.values()):
-                for role, other_attr, other_template in (
-                    ("partition", other.pk_attr, other.pk),
-                    ("sort", other.sk_attr, other.sk),
-                ):
-                    numeric = role == "sort" and other.numeric_sk
-                    if other_attr != attr or (other_template == template and not numeric):
-                        continue
-                    owner = "the table's" if other.index is None else f"index {other.index}'s"
-                    held = (
-                        "a Number (numeric_sk=True), where an index key is a string"
-                        if numeric
-                        else f"{other_template.text!r}, where the index writes {template.text!r}"
-                    )
-                    table = self.table
-                    inverted = (
-                        f"an inverted index reads the table's: pk_attr={table.sk_attr!r}, "
-                        f"sk_attr={table.pk_attr!r} with pk={table.sk.text!r}, "
-                        f"sk={table.pk.text!r}"
-                        if not table.numeric_sk
-                        else f"not the table's Number sort key {table.sk_attr!r}"
-                    )
-                    reason = (
-                        f"is {owner} {role} key attribute, written from {held}: keys() would "
-                        "return one key in place of the other, and a put_item of them would "
-                        "write the item to the wrong partition. Give the index attributes of "
-                        f"its own (by default {schema.index}PK / {schema.index}SK), or share an "
-                        f"attribute only with the same template ({inverted})"
-                    )
-                    default = "" if given else " (the default)"
-                    raise KeyAttributeClash(
-                        f"index {schema.index}: {setting}={attr!r}{default} {reason}",
-                        index=schema.index or "",
-                        setting=setting,
-                        attr=attr,
-                        defaulted=not given,
-                        reason=reason,
-                    )
 
     def _check_derived_fields(self) -> None:
         pk_fields = {f for s in self.schemas() for f in s.pk.fields}
@@ -320,35 +231,7 @@ class Entity:
         every GSI with an ``ALL`` projection, on-demand billing:
         ``dynamodb.create_table(**post.table_definition("app"))``.
         """
-
-        def key_schema(schema: KeySchema) -> list[dict[str, str]]:
-            return [
-                {"AttributeName": schema.pk_attr, "KeyType": "HASH"},
-                {"AttributeName": schema.sk_attr, "KeyType": "RANGE"},
-            ]
-
-        types: dict[str, str] = {}
-        for schema in self.schemas():
-            types.setdefault(schema.pk_attr, "S")
-            types.setdefault(schema.sk_attr, "N" if schema.numeric_sk else "S")
-        definition: dict[str, Any] = {
-            "TableName": table_name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "KeySchema": key_schema(self.table),
-            "AttributeDefinitions": [
-                {"AttributeName": a, "AttributeType": t} for a, t in types.items()
-            ],
-        }
-        if self.indexes:
-            definition["GlobalSecondaryIndexes"] = [
-                {
-                    "IndexName": name,
-                    "KeySchema": key_schema(schema),
-                    "Projection": {"ProjectionType": "ALL"},
-                }
-                for name, schema in self.indexes.items()
-            ]
-        return definition
+        return table_definition(table_name, self.table, self.indexes)
 
     # --- field values ---------------------------------------------------------------------
     def id_text(self, value: object, name: str | None = None) -> str:
@@ -468,8 +351,8 @@ class Entity:
                 raise InvalidKeyField(
                     f"{self.name} keys of the {schema.label} need field(s) {', '.join(missing)}"
                 )
-            keys[schema.pk_attr] = _fits(schema.pk.render(values), schema, "partition")
-            sk = _fits(schema.sk.render(values), schema, "sort")
+            keys[schema.pk_attr] = fits(schema.pk.render(values), schema, "partition")
+            sk = fits(schema.sk.render(values), schema, "sort")
             keys[schema.sk_attr] = self.scheme.to_int(sk) if schema.numeric_sk else sk
         return keys
 
@@ -534,16 +417,8 @@ class Entity:
 
     def _index_present(self, schema: KeySchema, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` holds the keys of the index ``schema`` (a sparse one may be left
-        out): any of its telling attributes is there (:meth:`_telling_attrs`)."""
+        out): any of its telling attributes is there (:func:`telling_attrs`)."""
         return any(a in item for a in self._telling[schema.index or ""])
-
-    def _telling_attrs(self, schema: KeySchema) -> tuple[str, ...]:
-        """The attributes whose presence tells that an item holds the index ``schema``'s keys:
-        an attribute it shares with the table or another index is there anyway, so only its
-        own tell; an index of shared attributes only is read whenever they are there."""
-        attrs = (schema.pk_attr, schema.sk_attr)
-        shared = {a for s in self.schemas() if s is not schema for a in (s.pk_attr, s.sk_attr)}
-        return tuple(a for a in attrs if a not in shared) or attrs
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
@@ -606,18 +481,3 @@ def _string(value: object) -> str | None:
     if isinstance(value, Mapping) and set(value) == {"S"} and isinstance(value["S"], str):
         return value["S"]
     return None
-
-
-def _fits(key: str, schema: KeySchema, kind: str) -> str:
-    """``key`` if DynamoDB takes it as the ``kind`` ("partition"/"sort") key of ``schema``;
-    else InvalidKeyField naming the attribute, its size and the limit (checked here, up
-    front, as S3 layouts check S3's: DynamoDB would refuse the write)."""
-    limit = MAX_PARTITION_KEY_BYTES if kind == "partition" else MAX_SORT_KEY_BYTES
-    size = len(key.encode("utf-8"))
-    if size > limit:
-        attr = schema.pk_attr if kind == "partition" else schema.sk_attr
-        raise InvalidKeyField(
-            f"{kind} key {attr}={describe(key)} of the {schema.label} is {size} bytes of UTF-8; "
-            f"DynamoDB takes at most {limit}: shorten the fields that fill it"
-        )
-    return key

@@ -22,7 +22,8 @@ from ulidkeys.errors import (
     require_count,
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
-from ulidkeys.planning.entity import BUCKET, PAST_ALL_KEYS, SHARD, Entity
+from ulidkeys.planning.entity import PAST_ALL_KEYS, Entity
+from ulidkeys.planning.keyschemas import BUCKET, SHARD
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
 from ulidkeys.planning.templates import KeySchema

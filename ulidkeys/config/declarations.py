@@ -1,47 +1,26 @@
-"""Named key layouts and entities in a config file, so a layout is declared once, not on every
-command: ``ulidkeys ls photos --since 2h`` and ``ulidkeys.config.load().bucket("photos", s3)``.
-
-Found like other tools find theirs: ``--config FILE``; else ``ulidkeys.toml`` or a
-``pyproject.toml`` with ``[tool.ulidkeys]`` in the working directory or the nearest parent; else
-the user's ``$XDG_CONFIG_HOME/ulidkeys/config.toml`` (``~/.config/...``). The file found is the
-file used: one that cannot be read is reported, never skipped for a farther one (a broken
-``pyproject.toml`` is skipped only when its text cannot declare ``[tool.ulidkeys]``). Only a
-regular file of at most :data:`MAX_CONFIG_BYTES` is read, so ``--config /dev/zero`` or a FIFO is
-refused, not read until memory runs out or waited on. Every mistake (unknown key, wrong type, a
-name no command could use, a layout that contradicts itself) is an
+"""What a config file declares: its ``[layouts.NAME]`` and ``[entities.NAME]`` tables checked
+(known keys of the right TOML type, usable names, what each layout or entity needs) and built
+into :class:`NamedLayout` and :class:`NamedEntity`. Every mistake is an
 :class:`~ulidkeys.errors.InvalidConfig` of one line naming the file and the dotted path of the
-table or key as the file spells it (``[tool.ulidkeys.layouts.p]`` in a pyproject), with the fix.
+table or key as the file spells it. Finding and reading the file is
+:mod:`ulidkeys.config.files`; users import all of it from :mod:`ulidkeys.config`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ulidkeys.config.files import PYPROJECT, shown_path, toml_tables
 from ulidkeys.dynamodb import Entity, Index, Table
 from ulidkeys.errors import InvalidConfig, KeyAttributeClash, UlidkeysError, describe
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.s3 import Bucket, KeyLayout
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 reads TOML with the backport
-    import tomli as tomllib
-
-#: The file names looked for in the working directory and its parents.
-CONFIG_FILE = "ulidkeys.toml"
-PYPROJECT = "pyproject.toml"
-#: The largest config file read, in bytes (1 MiB): a config is a few KiB, and a bound keeps a
-#: wrong ``--config`` (a log, a disk image) from being read into memory whole.
-MAX_CONFIG_BYTES = 1024 * 1024
 
 #: What a layout or entity name may hold: the rule, as messages state it. A name is typed on the
 #: command line (``ulidkeys ls NAME``), so it is what a shell word and a TOML bare key both take.
@@ -161,7 +140,8 @@ class Config:
 
     def _missing(self, kind: str, name: str, found: Mapping[str, object]) -> InvalidConfig:
         path = self.path
-        where = f"in {_shown(path)}" if path else "(no config file found: see `ulidkeys config`)"
+        none = "(no config file found: see `ulidkeys config`)"
+        where = f"in {shown_path(path)}" if path else none
         base = ("tool", "ulidkeys") if path is not None and path.name == PYPROJECT else ()
         table = _Where("", base, kind, name).table()
         declared = ", ".join(found) or "none"
@@ -180,140 +160,6 @@ class Config:
 def is_name(text: str) -> bool:
     """Whether ``text`` may name a layout or an entity (:data:`NAME_RULE`)."""
     return _NAME.fullmatch(text) is not None
-
-
-def user_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/ulidkeys/config.toml``, or ``~/.config/ulidkeys/config.toml``."""
-    home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(home) / "ulidkeys" / "config.toml"
-
-
-def find(start: Path | None = None) -> Path | None:
-    """The config file that applies in ``start`` (default: the working directory).
-
-    The nearest ``ulidkeys.toml`` (whatever state it is in: :func:`load` reports what is wrong
-    with it), or the nearest ``pyproject.toml`` that declares ``[tool.ulidkeys]`` or may (one
-    that cannot be read, or is not valid TOML and mentions ``ulidkeys``, is an InvalidConfig
-    naming it); else the user's config file; None if there is none.
-    """
-    try:
-        folder = (start or Path.cwd()).resolve()
-    except OSError as error:
-        raise InvalidConfig(
-            f"the working directory cannot be read ({error.strerror or error}); pass --config FILE"
-        ) from None
-    for directory in (folder, *folder.parents):
-        own = directory / CONFIG_FILE
-        if os.path.lexists(own):
-            return own
-        pyproject = directory / PYPROJECT
-        if os.path.lexists(pyproject) and _declares_ours(pyproject):
-            return pyproject
-    user = user_config_path()
-    return user if os.path.lexists(user) else None
-
-
-def _declares_ours(path: Path) -> bool:
-    """Whether a ``pyproject.toml`` declares ``[tool.ulidkeys]``; InvalidConfig naming it when
-    it may and cannot be read or parsed (skipping it would use a farther config in silence)."""
-    shown = _shown(path)
-    unsure = "; it may declare [tool.ulidkeys], so it is not skipped: fix it, or pass --config"
-    try:
-        raw = _read_bytes(path)
-    except InvalidConfig as error:
-        raise InvalidConfig(f"{error}{unsure}") from None
-    if b"ulidkeys" not in raw and b"\\u" not in raw and b"\\U" not in raw:
-        return False  # no TOML spelling of the key (bare, quoted or escaped): not ours
-    try:
-        data = _toml(shown, _decode(shown, raw))
-    except InvalidConfig as error:
-        raise InvalidConfig(f"{error}{unsure}") from None
-    tool = data.get("tool")
-    return isinstance(tool, dict) and "ulidkeys" in tool
-
-
-def load(path: str | os.PathLike[str] | None = None) -> Config:
-    """The config at ``path``, or the one :func:`find` finds (an empty Config if none)."""
-    chosen = Path(path) if path is not None else find()
-    if chosen is None:
-        return Config()
-    shown = _shown(chosen)
-    return parse(_decode(shown, _read_bytes(chosen)), chosen)
-
-
-def _shown(path: Path) -> str:
-    """A path as messages name it: as given, or quoted when it holds a line break or the like
-    (an error is one line)."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
-
-
-def _kind(mode: int) -> str:
-    kinds = {
-        stat.S_ISDIR: "a directory",
-        stat.S_ISFIFO: "a FIFO (named pipe)",
-        stat.S_ISCHR: "a character device",
-        stat.S_ISBLK: "a block device",
-        stat.S_ISSOCK: "a socket",
-    }
-    return next((name for test, name in kinds.items() if test(mode)), "not a regular file")
-
-
-def _check_file(shown: str, status: os.stat_result) -> None:
-    """A regular file of at most MAX_CONFIG_BYTES, or InvalidConfig saying what it is."""
-    if not stat.S_ISREG(status.st_mode):
-        raise InvalidConfig(
-            f"{shown}: is {_kind(status.st_mode)}, not a config file (a regular TOML file)"
-        )
-    if status.st_size > MAX_CONFIG_BYTES:
-        raise InvalidConfig(
-            f"{shown}: is {status.st_size:,} bytes; a config file is at most "
-            f"{MAX_CONFIG_BYTES:,} bytes (1 MiB)"
-        )
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of a config file: only a regular file is opened (a FIFO would block, a device
-    never end), and at most MAX_CONFIG_BYTES are read."""
-    shown = _shown(path)
-    try:
-        _check_file(shown, os.stat(path))
-        # O_NONBLOCK: a FIFO put in its place after the check opens without waiting for a
-        # writer, and is then refused by the same check on the open file.
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        descriptor = os.open(path, flags)
-        with os.fdopen(descriptor, "rb") as file:
-            _check_file(shown, os.fstat(file.fileno()))
-            raw = file.read(MAX_CONFIG_BYTES + 1)
-    except OSError as error:
-        raise InvalidConfig(f"{shown}: cannot be read ({error.strerror or error})") from None
-    if len(raw) > MAX_CONFIG_BYTES:  # it grew after the check
-        raise InvalidConfig(f"{shown}: is more than {MAX_CONFIG_BYTES:,} bytes (1 MiB)")
-    return raw
-
-
-def _decode(shown: str, raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise InvalidConfig(
-            f"{shown}: is not UTF-8 text (byte {raw[error.start]:#04x} on line {line}); a "
-            "config file is TOML, which is UTF-8"
-        ) from None
-
-
-def _toml(shown: str, text: str) -> dict[str, Any]:
-    """TOML text as tables; a UTF-8 byte order mark (which Windows editors write) is skipped."""
-    try:
-        return tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as error:
-        raise InvalidConfig(f"{shown}: not valid TOML: {error}") from None
-    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
-        raise InvalidConfig(
-            f"{shown}: arrays or inline tables are nested too deeply to read; a config file "
-            "holds tables of plain values"
-        ) from None
 
 
 def _key(key: str) -> str:
@@ -368,8 +214,8 @@ class _Where:
 def parse(text: str, path: Path) -> Config:
     """A Config from TOML text (``path`` names the file in errors; a file named
     ``pyproject.toml`` declares its tables under ``[tool.ulidkeys]``)."""
-    shown = _shown(path)
-    data: Any = _toml(shown, text)
+    shown = shown_path(path)
+    data: Any = toml_tables(shown, text)
     top = _Where(shown, ())
     base: tuple[str, ...] = ()
     if path.name == PYPROJECT:

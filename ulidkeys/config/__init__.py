@@ -1,0 +1,72 @@
+"""Named key layouts and entities in a config file, so a layout is declared once, not on every
+command: ``ulidkeys ls photos --since 2h`` and ``ulidkeys.config.load().bucket("photos", s3)``.
+
+Found like other tools find theirs: ``--config FILE``; else ``ulidkeys.toml`` or a
+``pyproject.toml`` with ``[tool.ulidkeys]`` in the working directory or the nearest parent; else
+the user's ``$XDG_CONFIG_HOME/ulidkeys/config.toml`` (``~/.config/...``). The file found is the
+file used: one that cannot be read is reported, never skipped for a farther one (a broken
+``pyproject.toml`` is skipped only when its text cannot declare ``[tool.ulidkeys]``). Only a
+regular file of at most :data:`MAX_CONFIG_BYTES` is read, so ``--config /dev/zero`` or a FIFO is
+refused, not read until memory runs out or waited on. Every mistake (unknown key, wrong type, a
+name no command could use, a layout that contradicts itself) is an
+:class:`~ulidkeys.errors.InvalidConfig` of one line naming the file and the dotted path of the
+table or key as the file spells it (``[tool.ulidkeys.layouts.p]`` in a pyproject), with the fix.
+
+The file is found and read by :mod:`ulidkeys.config.files` and its declarations are checked by
+:mod:`ulidkeys.config.declarations`; this module is where users import all of it from.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ulidkeys.config.declarations import (
+    DYNAMODB_NAME_RULE,
+    ENTITY_KEYS,
+    INDEX_KEYS,
+    LAYOUT_KEYS,
+    NAME_RULE,
+    Config,
+    NamedEntity,
+    NamedLayout,
+    indexes,
+    is_name,
+    parse,
+)
+from ulidkeys.config.files import (
+    CONFIG_FILE,
+    MAX_CONFIG_BYTES,
+    PYPROJECT,
+    find,
+    read_text,
+    user_config_path,
+)
+
+__all__ = [
+    "CONFIG_FILE",
+    "DYNAMODB_NAME_RULE",
+    "ENTITY_KEYS",
+    "INDEX_KEYS",
+    "LAYOUT_KEYS",
+    "MAX_CONFIG_BYTES",
+    "NAME_RULE",
+    "PYPROJECT",
+    "Config",
+    "NamedEntity",
+    "NamedLayout",
+    "find",
+    "indexes",
+    "is_name",
+    "load",
+    "parse",
+    "user_config_path",
+]
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Config:
+    """The config at ``path``, or the one :func:`find` finds (an empty Config if none)."""
+    chosen = Path(path) if path is not None else find()
+    if chosen is None:
+        return Config()
+    return parse(read_text(chosen), chosen)
