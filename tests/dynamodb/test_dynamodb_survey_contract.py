@@ -100,7 +100,7 @@ def check(found: PartitionSurvey, posts: list[int], budget: int, whole_calls: in
 
 
 @given(
-    n=st.integers(1, 120),
+    n=st.integers(1, 80),
     shape=st.sampled_from(["uniform", "burst", "same-ms", "outliers"]),
     before=st.integers(0, 30),
     children=st.integers(0, 2),
@@ -108,7 +108,7 @@ def check(found: PartitionSurvey, posts: list[int], budget: int, whole_calls: in
     budget=st.integers(1, 8),
     seed=st.integers(0, 2**32),
 )
-@settings(max_examples=25)
+@settings(max_examples=12)
 def test_every_figure_is_exact_or_honestly_bounded(
     client: Any,
     n: int,
