@@ -101,6 +101,16 @@ def _successor(text: str) -> str:
     return text[:-1] + chr(ord(text[-1]) + 1)
 
 
+def _too_many_calls(entity: Entity, start_ms: int) -> InvalidQuery:
+    """The refusal of a window over more buckets and shards than :data:`MAX_CALLS` calls."""
+    since = "the epoch (no since given)" if start_ms <= 0 else format_ms(start_ms)
+    buckets = f"{entity.period.size} buckets and shards" if entity.period else "shards"
+    return InvalidQuery(
+        f"this window needs more than {MAX_CALLS} Query calls over {entity.name}'s "
+        f"{buckets}: it starts at {since}; query a narrower window (a later since)"
+    )
+
+
 def plan_query(
     entity: Entity,
     start_ms: int,
@@ -155,23 +165,6 @@ def plan_query(
     if position is not None:
         lo, hi = _past(position, lo, hi, newest_first, schema, entity, prefix)
 
-    # (bucket label, sort key range, time span) of each partition's calls
-    spans: list[tuple[str | None, Any, Any, tuple[int, int]]] = [
-        (values.get(BUCKET), lo, hi, (start_ms, end_ms))
-    ]
-    if BUCKET in schema.pk.fields and BUCKET not in values:
-        assert entity.period is not None
-        spans = []
-        for first, following in entity.period.spans(start_ms, end_ms):
-            first_id, next_id = id_range(scheme, *entity.key_window(first, following))
-            spans.append(
-                (
-                    entity.period.label(first),
-                    max(lo, bound(first_id)),
-                    min(hi, bound(next_id)),
-                    (max(first, start_ms), min(following, end_ms)),
-                )
-            )
     shards: list[str | None] = [values.get(SHARD)]
     if SHARD in schema.pk.fields and SHARD not in values:
         assert entity.shards is not None
@@ -182,6 +175,22 @@ def plan_query(
             )
         shards = [str(n) for n in range(entity.shards)]
 
+    # (bucket label, sort key range, time span) of each partition's calls
+    spans: list[tuple[str | None, Any, Any, tuple[int, int]]] = [
+        (values.get(BUCKET), lo, hi, (start_ms, end_ms))
+    ]
+    if BUCKET in schema.pk.fields and BUCKET not in values:
+        assert entity.period is not None
+        spans = []
+        calls = 0
+        for first, following in entity.period.spans(start_ms, end_ms):
+            first_id, next_id = id_range(scheme, *entity.key_window(first, following))
+            span_lo, span_hi = max(lo, bound(first_id)), min(hi, bound(next_id))
+            calls += len(shards) if span_lo < span_hi else 0
+            if calls > MAX_CALLS:  # refused as it is found, not after listing every bucket
+                raise _too_many_calls(entity, start_ms)
+            span_ms = (max(first, start_ms), min(following, end_ms))
+            spans.append((entity.period.label(first), span_lo, span_hi, span_ms))
     groups: list[tuple[QueryCall, ...]] = []
     count = 0
     for label, span_lo, span_hi, span_ms in spans:
@@ -189,12 +198,7 @@ def plan_query(
             continue  # nothing of this bucket is in the window (or past the cursor)
         count += len(shards)
         if count > MAX_CALLS:
-            since = "the epoch (no since given)" if start_ms <= 0 else format_ms(start_ms)
-            buckets = f"{entity.period.size} buckets and shards" if entity.period else "shards"
-            raise InvalidQuery(
-                f"this window needs more than {MAX_CALLS} Query calls over {entity.name}'s "
-                f"{buckets}: it starts at {since}; query a narrower window (a later since)"
-            )
+            raise _too_many_calls(entity, start_ms)
         group = []
         for shard in shards:
             partition_values = dict(values)
