@@ -4,16 +4,14 @@ service read whole, and the JSON form of the times and counts they report.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, TypeVar
 
 from ulidkeys.engine.chains import Stats
 from ulidkeys.planning.counts import Count, exact_histogram
 from ulidkeys.planning.partitions import DAY_MS
-from ulidkeys.timeinput import format_ms
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
+from ulidkeys.timeinput import format_ms, ms_to_datetime
 
 #: The calls a survey makes at most unless told otherwise.
 DEFAULT_MAX_CALLS = 50
@@ -22,7 +20,7 @@ MIN_CALLS = 1
 #: Bins of the histogram.
 BINS = 20
 
-_Found = TypeVar("_Found", bound="DataclassInstance")
+_Found = TypeVar("_Found", bound="Findings")
 
 
 def none_fit(whole: bool) -> Count:
@@ -36,26 +34,44 @@ def read_note(stats: Stats, whole: bool, count: int, unit: str) -> str:
     return f"read the first {count:,} {unit} in key order ({stats.calls} calls), not all"
 
 
-class Times(Protocol):
-    """What both surveys say about the times of the keys (items) they counted."""
+@dataclass(frozen=True)
+class Findings:
+    """What every survey reports: where it read, the calls it made of its budget, how many keys
+    (items) of the layout (entity) it found - a :class:`~ulidkeys.planning.counts.Count`,
+    exact only when everything was read - the oldest and newest id times (exact when
+    ``oldest_exact``/``newest_exact``, else the truth is that or earlier, later), the rate per
+    day and the histogram when the counts bound them, the config table to copy and notes."""
+
+    location: str
+    calls: int
+    max_calls: int
+    keys: Count = field(default_factory=Count.unknown)
+    oldest_ms: int | None = None
+    newest_ms: int | None = None
+    oldest_exact: bool = False
+    newest_exact: bool = False
+    per_day: Count | None = None
+    histogram: tuple[tuple[int, Count], ...] = ()
+    config: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
-    def keys(self) -> Count: ...
+    def exact(self) -> bool:
+        """True when everything was read, so every count is exact (``keys.exact``)."""
+        return self.keys.exact
+
     @property
-    def oldest_ms(self) -> int | None: ...
+    def oldest(self) -> datetime | None:
+        """``oldest_ms`` as an aware UTC datetime."""
+        return None if self.oldest_ms is None else ms_to_datetime(self.oldest_ms)
+
     @property
-    def newest_ms(self) -> int | None: ...
-    @property
-    def oldest_exact(self) -> bool: ...
-    @property
-    def newest_exact(self) -> bool: ...
-    @property
-    def per_day(self) -> Count | None: ...
-    @property
-    def histogram(self) -> tuple[tuple[int, Count], ...]: ...
+    def newest(self) -> datetime | None:
+        """``newest_ms`` as an aware UTC datetime."""
+        return None if self.newest_ms is None else ms_to_datetime(self.newest_ms)
 
 
-def times_dict(found: Times, unit: str) -> dict[str, Any]:
+def times_dict(found: Findings, unit: str) -> dict[str, Any]:
     """The count, oldest, newest, rate and histogram as JSON-safe data; ``unit`` names what
     was counted (``keys``, ``items``)."""
     return {

@@ -7,7 +7,7 @@ it. I/O-free (run by ``ulidkeys.engine.execution``).
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ulidkeys.engine.chains import Page, Stats
@@ -27,6 +27,7 @@ from ulidkeys.planning.suggestions import entity_toml_of, layout_name
 from ulidkeys.survey.common import (
     DEFAULT_MAX_CALLS,
     MIN_CALLS,
+    Findings,
     exact_counts,
     none_fit,
     read_note,
@@ -42,7 +43,7 @@ _LOWEST, _ABOVE_ALL = "\x00", "\U0010ffff"
 
 
 @dataclass(frozen=True)
-class PartitionSurvey:
+class PartitionSurvey(Findings):
     """What :func:`partition_survey_program` found in one partition of a table.
 
     ``kinds`` are the sort key templates read (``Post#{id}``, children such as
@@ -52,26 +53,9 @@ class PartitionSurvey:
     ``[entities.NAME]`` table - given only when that entity queries this very partition.
     """
 
-    location: str
-    calls: int
-    max_calls: int
     kinds: tuple[SortKeyShape, ...] = ()
     main: SortKeyShape | None = None
-    keys: Count = field(default_factory=Count.unknown)
-    oldest_ms: int | None = None
-    newest_ms: int | None = None
-    oldest_exact: bool = False
-    newest_exact: bool = False
-    per_day: Count | None = None
-    histogram: tuple[tuple[int, Count], ...] = ()
     entity: str | None = None
-    config: str | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def exact(self) -> bool:
-        """True when every item was read, so every count is exact (``keys.exact``)."""
-        return self.keys.exact
 
     def as_dict(self) -> dict[str, Any]:
         """The survey as JSON-safe data."""

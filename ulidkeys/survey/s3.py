@@ -7,8 +7,7 @@ confidence, or unknown above the keys read. I/O-free (run by ``ulidkeys.engine.e
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ulidkeys.engine.chains import Page, Stats
@@ -31,13 +30,13 @@ from ulidkeys.survey.common import (
     BINS,
     DEFAULT_MAX_CALLS,
     MIN_CALLS,
+    Findings,
     exact_counts,
     none_fit,
     read_note,
     times_dict,
     updated,
 )
-from ulidkeys.timeinput import ms_to_datetime
 
 #: Share of the keys read that must fit the layout before its shards are taken to count the
 #: prefix (keys of another writer in the same folders need not spread by the layout's rule).
@@ -45,7 +44,7 @@ MIN_FITTING_SHARE = 0.9
 
 
 @dataclass(frozen=True)
-class Survey:
+class Survey(Findings):
     """What :func:`survey_program` found under ``location`` in ``calls`` calls.
 
     ``shape`` is None when nothing is stored there; ``layout`` None when no key holds an id of a
@@ -58,35 +57,10 @@ class Survey:
     full listing, counted on the keys) are given when the keys bound them; ``notes`` say how.
     """
 
-    location: str
-    calls: int
-    max_calls: int
     shape: Shape | None = None
     layout: KeyLayout | None = None
-    keys: Count = field(default_factory=Count.unknown)
-    oldest_ms: int | None = None
-    newest_ms: int | None = None
-    oldest_exact: bool = False
-    newest_exact: bool = False
-    per_day: Count | None = None
-    histogram: tuple[tuple[int, Count], ...] = ()
     costs: tuple[tuple[str, WindowCost], ...] = ()
     python: str | None = None
-    config: str | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def exact(self) -> bool:
-        """True when every key was read, so every count is exact (``keys.exact``)."""
-        return self.keys.exact
-
-    @property
-    def oldest(self) -> datetime | None:
-        return None if self.oldest_ms is None else ms_to_datetime(self.oldest_ms)
-
-    @property
-    def newest(self) -> datetime | None:
-        return None if self.newest_ms is None else ms_to_datetime(self.newest_ms)
 
     def as_dict(self) -> dict[str, Any]:
         """The survey as JSON-safe data (what ``ulidkeys survey -o json`` prints)."""
