@@ -241,7 +241,7 @@ def test_mistakes_fail_on_the_driver_before_any_task(
     relative = s3_options(endpoint, name, "flat", since="1h", until="now")
     with pytest.raises(InvalidWindow, match="fixed since"):
         read(spark, "ulidkeys.s3", **relative)  # the library's own error, in this process
-    with pytest.raises(Exception, match="InvalidWindow: .*fixed since"):
+    with pytest.raises(Exception, match=r"InvalidWindow: .*fixed since"):
         spark.read.format("ulidkeys.s3").options(**relative).load().collect()
     with pytest.raises(InvalidValue, match='option\\("partitions"\\)'):
         read(spark, "ulidkeys.s3", **s3_options(endpoint, name, "flat", partitions="0"))
