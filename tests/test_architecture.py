@@ -17,7 +17,7 @@ under ``ulidkeys/`` name them::
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
                ulidkeys.aio[.*] (asyncio twins; ulidkeys.aio.s3 and .dynamodb likewise)
     top        ulidkeys.cli[.*] (with its helpers: progress, tour, baselines), ulidkeys.config[.*],
-               the integrations (pydantic, pynamodb, polars, dask), ulidkeys.__main__
+               the integrations (pydantic, pynamodb, polars, dask, spark), ulidkeys.__main__
 
 ``ulidkeys/__init__.py`` is a facade: it may import core, ids and planning only, and only
 the top layer may import it (``import ulidkeys`` / ``from ulidkeys import Name``).
@@ -72,6 +72,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ulidkeys.pynamodb",
             "ulidkeys.polars",
             "ulidkeys.dask",
+            "ulidkeys.spark",
             "ulidkeys.__main__",
         ),
     ),

@@ -1,0 +1,74 @@
+"""Windows of a bucket or a DynamoDB partition as Spark DataFrames, and "what is new" as a stream.
+
+Spark 4's Python data sources (:mod:`pyspark.sql.datasource`) let the library supply both the
+partitions and the rows: :func:`register` adds
+
+- ``spark.read.format("ulidkeys.s3")``: exactly the objects of a window, one Spark partition
+  per time slice (:class:`~ulidkeys.planning.plans.Slice`), each listed by an executor with its
+  own boto3 client built from the region and endpoint (credentials: the executor's own);
+- ``spark.read.format("ulidkeys.dynamodb")``: exactly the items of an entity's window, the
+  schema given or inferred from a sample;
+- ``spark.readStream.format("ulidkeys.s3")``: what is new since the last micro-batch, whose
+  offsets are the library's consumer :class:`~ulidkeys.planning.checkpoints.Checkpoint` JSON.
+
+Options are checked on the driver when the DataFrame is defined (``load()``), before any task.
+Needs ``pip install 'ulidkeys[spark]'`` (pyspark 4.2+ and pyarrow).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+
+from ulidkeys.errors import InvalidType, InvalidValue, describe
+from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBReader, DynamoDBSource, infer_schema
+from ulidkeys.spark.options import LINE_SCHEMA, OBJECT_SCHEMA, SourceOptions, layout_of
+from ulidkeys.spark.s3 import S3_FORMAT, S3Reader, S3Source, S3StreamReader
+
+__all__ = [
+    "DYNAMODB_FORMAT",
+    "LINE_SCHEMA",
+    "OBJECT_SCHEMA",
+    "S3_FORMAT",
+    "DynamoDBReader",
+    "DynamoDBSource",
+    "S3Reader",
+    "S3Source",
+    "S3StreamReader",
+    "infer_schema",
+    "read",
+    "register",
+    "window_urls",
+]
+
+
+def register(spark: SparkSession) -> None:
+    """Register ``ulidkeys.s3`` and ``ulidkeys.dynamodb`` with ``spark`` (once per session)."""
+    if not isinstance(spark, SparkSession):
+        raise InvalidType(f"spark={describe(spark)} must be a pyspark.sql.SparkSession")
+    spark.dataSource.register(S3Source)
+    spark.dataSource.register(DynamoDBSource)
+
+
+def window_urls(spark: SparkSession, *, scheme: str = "s3a", **options: str) -> list[str]:
+    """The URLs (``s3a://bucket/key``) of a window's objects, listed by ``ulidkeys.s3`` on the
+    executors with ``options``, oldest first: for ``spark.read.parquet(*urls)`` (or json, csv)
+    on a cluster that reads S3 itself."""
+    if scheme not in ("s3", "s3a", "s3n"):
+        raise InvalidValue(f"scheme={scheme!r} must be s3, s3a or s3n")
+    bucket = layout_of(SourceOptions(options))[0]
+    frame = spark.read.format(S3_FORMAT).options(**options).load()
+    rows = frame.select("key", "id_time").collect()
+    rows.sort(key=lambda row: (row["id_time"], row["key"]))
+    return [f"{scheme}://{bucket}/{row['key']}" for row in rows]
+
+
+def read(spark: SparkSession, source: str, **options: str) -> DataFrame:
+    """``spark.read.format(source).options(**options).load()`` with the options checked here
+    first, so a mistake raises the library's own error in the calling process."""
+    sources = {S3_FORMAT: S3Source, DYNAMODB_FORMAT: DynamoDBSource}
+    if source not in sources:
+        raise InvalidValue(f"source={source!r} must be one of {sorted(sources)}")
+    checked = sources[source](options)
+    if isinstance(checked, S3Source):
+        checked.reader(OBJECT_SCHEMA)
+    return spark.read.format(source).options(**options).load()

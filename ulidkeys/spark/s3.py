@@ -1,0 +1,235 @@
+"""``ulidkeys.s3`` for Spark: a window's objects (batch), one partition per time slice listed by
+an executor, and what is new (streaming) with the library's consumer checkpoints as offsets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    InputPartition,
+)
+from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+from pyspark.sql.types import (
+    StructType,
+)
+
+from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.execution import stream
+from ulidkeys.errors import InvalidValue
+from ulidkeys.planning.checkpoints import Checkpoint, delivery_key, duration_ms
+from ulidkeys.planning.listings import plan_window as listing_plan
+from ulidkeys.planning.plans import MAX_SLICES, Slice
+from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.spark.options import (
+    DEFAULT_PARTITIONS,
+    LAYOUT_OPTIONS,
+    LINE_SCHEMA,
+    OBJECT_SCHEMA,
+    OVERLAP_MS,
+    SETTLE_MS,
+    ClientSettings,
+    Piece,
+    SourceOptions,
+    layout_of,
+    pieces,
+)
+from ulidkeys.timeinput import ms_to_datetime, now_ms, to_ms
+
+S3_FORMAT = "ulidkeys.s3"
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """What an executor needs to list slices of one bucket: plain, picklable data."""
+
+    settings: ClientSettings
+    bucket: str
+    layout: KeyLayout
+
+    def open(self) -> Bucket:
+        return Bucket(self.settings.s3(), self.bucket, self.layout)
+
+    def objects(self, piece: Slice) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(delivery key, object)`` of one slice, as a consumer would name them."""
+        bucket = self.open()
+        plan = bucket.slice_plan(piece)
+        for position, obj in stream(plan, bucket.source, Stats(), max_workers=4):
+            yield delivery_key(position), obj
+
+
+def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:
+    key = obj["Key"]
+    return (
+        key,
+        int(obj.get("Size", 0)),
+        obj.get("LastModified"),
+        obj.get("ETag"),
+        ms_to_datetime(layout.parse(key).ms),
+    )
+
+
+def _line_rows(bucket: Bucket, obj: Mapping[str, Any]) -> Iterator[tuple[Any, ...]]:
+    key = obj["Key"]
+    at = ms_to_datetime(bucket.layout.parse(key).ms)
+    body = bucket.client.get_object(Bucket=bucket.name, Key=key)["Body"]
+    for number, line in enumerate(body.iter_lines(), 1):
+        yield key, at, number, line.decode("utf-8", errors="replace")
+
+
+_S3_OPTIONS = (
+    "layout", "config", *LAYOUT_OPTIONS, "since", "until", "partitions", "region",
+    "endpoint_url", "contents", "settle", "overlap",
+)  # fmt: skip
+
+
+class S3Source(DataSource):
+    """``ulidkeys.s3``: the objects of a window (batch) or what is new (streaming)."""
+
+    def __init__(self, options: MutableMapping[str, str]) -> None:
+        super().__init__(options)
+        given = SourceOptions(options)
+        given.check_known(_S3_OPTIONS)
+        bucket, layout = layout_of(given)
+        self.listing = _Listing(given.settings(), bucket, layout)
+        self.partitions = given.count("partitions", DEFAULT_PARTITIONS, 1, MAX_SLICES)
+        contents = given.text("contents", "objects")
+        if contents not in ("objects", "lines"):
+            raise InvalidValue(f'option("contents")={contents!r} must be objects or lines')
+        self.lines = contents == "lines"
+        self.given = given
+
+    @classmethod
+    def name(cls) -> str:
+        return S3_FORMAT
+
+    def schema(self) -> StructType:
+        return LINE_SCHEMA if self.lines else OBJECT_SCHEMA
+
+    def reader(self, schema: StructType) -> S3Reader:
+        start, end = self.given.window("spark.read.format('ulidkeys.s3')")
+        return S3Reader(self.listing, start, end, self.partitions, self.lines)
+
+    def streamReader(self, schema: StructType) -> S3StreamReader:
+        if self.lines:
+            raise InvalidValue('option("contents")="lines" is for batch reads only')
+        since = self.given.text("since")
+        if self.given.text("until") is not None:
+            raise InvalidValue('option("until") ends a window: a stream has none')
+        settle = duration_ms(self.given.count("settle", SETTLE_MS), "settle")
+        overlap = duration_ms(self.given.count("overlap", OVERLAP_MS), "overlap")
+        since_ms = None if since is None else to_ms(since, 'option("since")')
+        return S3StreamReader(self.listing, since_ms, settle, overlap, self.partitions)
+
+
+class S3Reader(DataSourceReader):
+    """The batch reader: a partition per slice of ``[start_ms, end_ms)``."""
+
+    def __init__(
+        self, listing: _Listing, start_ms: int, end_ms: int, partitions: int, lines: bool
+    ) -> None:
+        self.listing, self.lines = listing, lines
+        plan = listing_plan(listing.layout, start_ms, end_ms)
+        self.slices = plan.slices(partitions) if end_ms > start_ms else []
+
+    def partitions(self) -> list[Piece]:
+        return pieces(self.slices) or [Piece("")]  # Spark wants at least one partition
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        assert isinstance(partition, Piece)  # what partitions() made
+        if not partition.piece:
+            return
+        layout = self.listing.layout
+        if not self.lines:
+            for _key, obj in self.listing.objects(Slice.from_json(partition.piece)):
+                yield _object_row(layout, obj)
+            return
+        bucket = self.listing.open()
+        for _key, obj in self.listing.objects(Slice.from_json(partition.piece)):
+            yield from _line_rows(bucket, obj)
+
+
+class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """What is new, micro-batch by micro-batch; each offset is a consumer checkpoint.
+
+    The driver lists only the tail of each batch's window (the ``overlap`` below its end, what
+    the next checkpoint must remember); executors list the whole window in slices and keep the
+    objects the two checkpoints say are this batch's: not delivered at the start, and either
+    below the end checkpoint's floor or remembered by it. A batch replayed after a restart
+    keeps the same objects, so every object is delivered once within the settle/overlap bound.
+    """
+
+    def __init__(
+        self,
+        listing: _Listing,
+        since_ms: int | None,
+        settle_ms: int,
+        overlap_ms: int,
+        partitions: int,
+    ) -> None:
+        self.listing, self.since_ms = listing, since_ms
+        self.settle_ms, self.overlap_ms, self.count = settle_ms, overlap_ms, partitions
+        self.scope = listing_plan(listing.layout, 0, 1).scope
+        self.ms_of = listing.layout.scheme.timestamp_ms
+        self.length = listing.layout.scheme.length
+        self.target_ms: int | None = None  # Trigger.AvailableNow: nothing due after this
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        """``trigger(availableNow=True)``: deliver what is due now, then stop."""
+        self.target_ms = now_ms() - self.settle_ms
+
+    def _checkpoint(self, offset: Mapping[str, Any]) -> Checkpoint:
+        text = json.dumps(offset)
+        return Checkpoint.from_json(text, source="offset").check_scope(self.scope, "ulidkeys.s3")
+
+    def _ms(self, key: str) -> int:
+        return self.ms_of(key[: self.length])
+
+    def initialOffset(self) -> dict[str, Any]:
+        if self.since_ms is None:
+            raise InvalidValue(
+                'a new stream needs option("since") (where it starts); a restarted query '
+                "continues from its checkpoint location"
+            )
+        first = Checkpoint(self.scope, self.since_ms, self.since_ms)
+        return json.loads(first.to_json())  # type: ignore[no-any-return]
+
+    def latestOffset(self, start: dict[str, Any], limit: object = None) -> dict[str, Any]:
+        begin = self._checkpoint(start)
+        end_ms = now_ms() - self.settle_ms
+        if self.target_ms is not None:
+            end_ms = min(end_ms, self.target_ms)
+        if end_ms <= begin.watermark_ms:
+            return start  # nothing is due yet
+        floor = max(begin.floor_ms, end_ms - self.overlap_ms)
+        kept = {key for key in begin.delivered if self._ms(key) >= floor}
+        tail = listing_plan(self.listing.layout, floor, end_ms).slices(1)[0]
+        kept.update(key for key, _obj in self.listing.objects(tail))
+        end = Checkpoint(self.scope, end_ms, floor, frozenset(kept), begin.sequence + 1)
+        return json.loads(end.to_json())  # type: ignore[no-any-return]
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> list[Piece]:
+        begin, finish = self._checkpoint(start), self._checkpoint(end)
+        if finish.watermark_ms <= begin.watermark_ms:
+            return []
+        plan = listing_plan(self.listing.layout, begin.floor_ms, finish.watermark_ms)
+        texts = json.dumps(start), json.dumps(end)
+        return [Piece(piece.to_json(), *texts) for piece in plan.slices(self.count)]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        assert isinstance(partition, Piece)  # what partitions() made
+        begin = Checkpoint.from_json(partition.start, source="offset")
+        finish = Checkpoint.from_json(partition.end, source="offset")
+        for key, obj in self.listing.objects(Slice.from_json(partition.piece)):
+            if key in begin.delivered:
+                continue
+            if self._ms(key) < finish.floor_ms or key in finish.delivered:
+                yield _object_row(self.listing.layout, obj)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        """Spark keeps the offsets (its checkpoint location): nothing to store here."""
