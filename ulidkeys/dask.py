@@ -9,12 +9,11 @@ Needs Dask (``pip install 'ulidkeys[dask]'``); imported only when used.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-import boto3
 import dask.bag as db
 
+from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidType, describe, require_count
 from ulidkeys.planning.layout import KeyLayout
@@ -23,30 +22,6 @@ from ulidkeys.s3 import Bucket
 from ulidkeys.timeinput import TimeInput
 
 __all__ = ["ClientSettings", "query_bag", "window_bag"]
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """Where a worker's boto3 client connects: the region and a custom endpoint (None: AWS).
-    Credentials do not travel: each worker takes its own (environment, profile, role)."""
-
-    region: str | None
-    endpoint_url: str | None
-
-    @classmethod
-    def of(cls, client: Any) -> ClientSettings:
-        """The settings of a boto3 client (a custom endpoint is kept, AWS's is not)."""
-        endpoint = client.meta.endpoint_url
-        custom = endpoint if endpoint and ".amazonaws.com" not in endpoint else None
-        return cls(client.meta.region_name, custom)
-
-    def s3(self) -> Any:
-        """A worker's S3 client."""
-        return boto3.client("s3", region_name=self.region, endpoint_url=self.endpoint_url)
-
-    def dynamodb(self) -> Any:
-        """A worker's DynamoDB client."""
-        return boto3.client("dynamodb", region_name=self.region, endpoint_url=self.endpoint_url)
 
 
 def _pieces(plan: Any, partitions: int) -> list[str]:

@@ -27,6 +27,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.planning.plans import MAX_SLICES, Slice
 from ulidkeys.planning.queries import plan_window as query_plan
@@ -35,7 +36,6 @@ from ulidkeys.spark.options import (
     ENTITY_OPTIONS,
     ID_TIME,
     SAMPLE_ITEMS,
-    ClientSettings,
     Piece,
     SourceOptions,
     entity_of,

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import boto3
 from pyspark.sql.datasource import (
     InputPartition,
 )
@@ -21,6 +19,7 @@ from pyspark.sql.types import (
 )
 
 from ulidkeys import config
+from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Entity
 from ulidkeys.errors import InvalidValue, describe, require_count
 from ulidkeys.ids.registry import scheme_named
@@ -54,25 +53,6 @@ SAMPLE_ITEMS = 100
 SETTLE_MS, OVERLAP_MS = 30_000, 60_000  # the consumer's defaults (ulidkeys.engine.consuming)
 LAYOUT_OPTIONS = ("location", "bucket", "prefix", "shards", "period", "suffix", "scheme")
 ENTITY_OPTIONS = ("pk_attr", "sk_attr", "separator", "id_field", "bucket")
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """Where an executor's boto3 client connects: the region and a custom endpoint (None: the
-    environment's, else AWS). Credentials do not travel: each executor takes its own
-    (environment, profile, instance role). The fields of ``ulidkeys.dask.ClientSettings``,
-    kept here so the Spark extra does not need Dask."""
-
-    region: str | None
-    endpoint_url: str | None
-
-    def s3(self) -> Any:
-        """An executor's S3 client."""
-        return boto3.client("s3", region_name=self.region, endpoint_url=self.endpoint_url)
-
-    def dynamodb(self) -> Any:
-        """An executor's DynamoDB client."""
-        return boto3.client("dynamodb", region_name=self.region, endpoint_url=self.endpoint_url)
 
 
 class SourceOptions:

@@ -19,6 +19,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from ulidkeys.clients import ClientSettings
 from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.execution import stream
 from ulidkeys.errors import InvalidValue
@@ -33,7 +34,6 @@ from ulidkeys.spark.options import (
     OBJECT_SCHEMA,
     OVERLAP_MS,
     SETTLE_MS,
-    ClientSettings,
     Piece,
     SourceOptions,
     layout_of,
