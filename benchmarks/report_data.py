@@ -43,10 +43,11 @@ FIGURE = re.compile(
     rf"(?<![\w.])(?P<number>{_NUMBER}) ?(?P<unit>ns|µs|ms|s|x|%|calls?|keys?|items|MiB|KiB)"
     r"(?![\w])"
 )
-_BARE = re.compile(rf"^\s*[+~]?(?P<number>{_NUMBER})\s*$")
-_HEADER_UNIT = re.compile(
-    r"(?:^|[\s(/])(?P<unit>ns|µs|ms|s|x|calls|keys|items|MiB|KiB)(?=$|[\s)/,;])"
-)
+#: A cell's number without a unit, alone or before a parenthesis (``2.77 (6.5x)``).
+_BARE = re.compile(rf"^\s*[+~]?(?P<number>{_NUMBER})\s*(?:$|\()")
+_HEADER_UNIT = re.compile(r"(?:^|[\s(/])(?P<unit>ns|µs|ms|s|x|MiB|KiB)(?=$|[\s)/,;])")
+#: A column of counts: its header starts with what it counts ("keys read", "calls").
+_HEADER_COUNT = re.compile(r"^(?P<unit>calls|keys|items)\b")
 _SINGULAR = {"calls": "calls", "call": "calls", "keys": "keys", "key": "keys"}
 
 
@@ -73,26 +74,27 @@ def figure(number: str, unit: str) -> Figure | None:
 
 
 def figures_in(text: str, unit: str | None = None) -> list[Figure]:
-    """Every figure of ``text``; a bare number (the whole text) takes ``unit`` if given."""
+    """Every figure of ``text``; a number without a unit that is the whole text or leads it
+    before a parenthesis (a table cell: ``2.77 (6.5x)``) takes ``unit`` if given."""
+    found_all = [figure(m.group("number"), m.group("unit")) for m in FIGURE.finditer(text)]
     bare = _BARE.match(text)
-    if bare and unit:
-        found = figure(bare.group("number"), unit)
-        return [found] if found else []
-    found_all = (figure(m.group("number"), m.group("unit")) for m in FIGURE.finditer(text))
+    if bare and unit and not FIGURE.match(text.strip().lstrip("+~")):
+        found_all.insert(0, figure(bare.group("number"), unit))
     return [found for found in found_all if found is not None]
 
 
 def header_unit(header: str) -> str | None:
-    """The unit a column header or a caption names (``wall s``, ``x faster``, ``ms per
-    page``), or None."""
-    match = _HEADER_UNIT.search(header.replace("`", ""))
+    """The unit a column header names (``wall s``, ``x faster``, ``µs/key``; a count only as
+    its first word: ``keys read``), or None."""
+    header = header.replace("`", "").strip()
+    match = _HEADER_UNIT.search(header) or _HEADER_COUNT.match(header)
     return _SINGULAR.get(match.group("unit"), match.group("unit")) if match else None
 
 
 def caption_unit(caption: str) -> str | None:
     """The unit a table's caption gives its bare numbers: ``ms per page``, ``µs per returned
     key``; None if it names none that way (its other figures are the setting, not the cells)."""
-    match = re.search(r"(?:^|[\s;(])(ns|µs|ms|s|MiB|KiB) per\b", caption)
+    match = re.search(r"(?:^|[;,(]\s*)(ns|µs|ms|s|MiB|KiB) per\b", caption)
     return match.group(1) if match else None
 
 
