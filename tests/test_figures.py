@@ -191,13 +191,12 @@ def test_the_readme_table_is_checked() -> None:
 def test_a_stale_figure_fails(reported: list[tuple[Figure, str]]) -> None:
     """The rule can fail: the stale figures issue 33 found are caught, with the report's
     closest figures named; the report's own figures, rounded, pass."""
-    page = (
-        "## S3\n\n<!-- figures: benchmarks -->\nsplit 29.0 s (1,033 calls, 22.9 s CPU): 7.6x\n"
-    )
+    page = "## S3\n\n<!-- figures: benchmarks -->\nsplit 29.0 s (1,033 calls, 22.9 s CPU): 7.6x\n"
     problems = stale(page, reported)
     assert len(problems) == 4, problems
     assert "29.0 s is not in the report; closest: " in problems[0]
-    assert "closest: 1037 calls (S3 at scale: a day of 1,000,000 keys" in problems[1]  # the 1,000,000-key day's calls, the nearest
+    # The nearest calls are the 1,000,000-key day's, with their section named.
+    assert "closest: 1037 calls (S3 at scale: a day of 1,000,000 keys" in problems[1]
     good = "<!-- figures: benchmarks -->\n11.9 s, 1,037 calls, 10.8 s of CPU, 8.6x, 117 ns\n"
     assert stale(good, reported) == []
     # Rounding never reaches below two significant digits: "1 s" quotes no 1.42 s.
