@@ -81,7 +81,7 @@ def regions(markdown: str) -> list[Region]:
     )
     found = [Region("plain", "", 1)]
     for number, line in enumerate(markdown.splitlines(), start=1):
-        marker = MARKER.search(line)
+        marker = MARKER.fullmatch(line.strip())  # a marker is a line of its own
         if marker and marker.group("checked"):
             found.append(Region("checked", "", number))
         elif marker and marker.group("script"):
