@@ -1,6 +1,7 @@
 """One benchmark report: every benchmark script of this folder run in turn, in a fresh process
 each, with its own side-by-side tables, into one page of the documentation site
-(``docs/benchmarks.md``) with the machine, the library versions, the date and commit, how each
+(``docs/benchmarks.md``, and its figures as data in ``docs/benchmarks.json``: see
+``report_data.py``) with the machine, the library versions, the date and commit, how each
 figure was measured (the script's own description), a link to the script, and its charts.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/report.py [--out docs/benchmarks.md] [--quick]
@@ -22,6 +23,8 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
+from report_data import write_data
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -216,7 +219,10 @@ def main() -> None:
             "",
         ]
     args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}", file=sys.stderr)
+    # The same figures as data (every table as rows of cells), parsed back from the page just
+    # written so the two cannot differ: the docs' figures are checked against it.
+    write_data(args.out, args.out.with_suffix(".json"))
+    print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         raise SystemExit(1)
