@@ -151,11 +151,17 @@ class Injector:
     """Answers a seeded share of one client's requests with a fault instead of sending them.
 
     The verdict on a request depends on the seed, the request (method, URL, body) and how often
-    this injector saw that request before, so it does not depend on thread timing.
+    this injector saw that request before, so it does not depend on thread timing. With
+    ``first=True`` the first request it sees is answered with a fault whatever the draw: a
+    listing's later requests (read-ahead in flight when it raises) vary a little with thread
+    timing, so a run could meet fewer seeded faults than it needs to prove anything; one sure
+    fault per listing keeps that floor without depending on timing.
     """
 
-    def __init__(self, seed: str, rate: float, faults: tuple[Fault, ...]) -> None:
-        self.seed, self.rate, self.faults = seed, rate, faults
+    def __init__(
+        self, seed: str, rate: float, faults: tuple[Fault, ...], *, first: bool = False
+    ) -> None:
+        self.seed, self.rate, self.faults, self.first = seed, rate, faults, first
         self.requests = 0
         self.injected: Counter[str] = Counter()
         self._seen: Counter[str] = Counter()
@@ -173,10 +179,11 @@ class Injector:
         what = f"{request.method} {url.path}?{url.query} {text}"
         with self._lock:
             self.requests += 1
+            forced = self.first and self.requests == 1
             nth = self._seen[what]
             self._seen[what] += 1
         rng = random.Random(f"{self.seed}|{what}|{nth}")
-        if rng.random() >= self.rate:
+        if rng.random() >= self.rate and not forced:
             return None  # sent to the server
         fault = rng.choice(self.faults)
         with self._lock:
@@ -527,7 +534,8 @@ def consume(
     finished = False
     for attempt in range(max_rounds):
         client = world.client(service, max_attempts)
-        injector = Injector(f"{seed}|{attempt}", rate, faults).attach(client, operation)
+        injector = Injector(f"{seed}|{attempt}", rate, faults, first=attempt == 0)
+        injector.attach(client, operation)
         results: Results[Any] | None = None
         try:
             results = case.open(client, cursor, len(got))  # latest() may send requests here
