@@ -41,8 +41,8 @@ $(CONSTRAINTS):
 		"or run 'make lock'" >&2; exit 1
 
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks
-	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks
+	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks noxfile.py
+	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks noxfile.py
 	$(BIN)/mypy ulidkeys
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --cov=ulidkeys --cov-branch \

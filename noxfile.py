@@ -67,6 +67,13 @@ def tests(session: nox.Session) -> None:
     session.install("-c", str(constraints), "-e", ".[test]")
     workers = os.environ.get("PYTEST_WORKERS", "2")
     session.run(
-        "python", "-m", "pytest", "-n", workers, "-p", "no:cacheprovider", *session.posargs,
+        "python",
+        "-m",
+        "pytest",
+        "-n",
+        workers,
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
         env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")},
     )
