@@ -3,8 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
+# The Python versions the package claims (its classifiers): `make test-all` runs the suite on
+# each one present, and `make lock` pins the test and docs extras for each.
+PYTHONS := $(shell sed -n 's/^ *"Programming Language :: Python :: \(3\.[0-9]*\)",$$/\1/p' pyproject.toml)
+PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+# What CI tested, for this Python: every install below takes it with -c, so a fresh clone
+# gets the same versions. Only `make lock` changes it.
+CONSTRAINTS := constraints/py$(PYVER).txt
 
-.PHONY: test lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean
+.PHONY: test test-all lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean
 
 # The suite's branch coverage may only rise: `make test` fails below this floor (measured
 # 95.05-95.28% over this session's runs; hypothesis draws differ run to run, so the floor keeps
@@ -16,26 +23,54 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
-$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[demo]'
+$(VENV)/.installed-demo: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[demo]'
 	touch $@
 
+# nox (the runner of test-all) and uv (the resolver of lock), pinned in constraints/tools.txt.
+$(VENV)/.installed-tools: constraints/tools.txt | $(BIN)/python
+	$(BIN)/python -m pip install -q -r constraints/tools.txt
+	touch $@
+
+$(CONSTRAINTS):
+	@echo "$(CONSTRAINTS) is missing: Python $(PYVER) is not one the package claims ($(PYTHONS))," \
+		"or run 'make lock'" >&2; exit 1
+
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks
-	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks
+	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks noxfile.py
+	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks noxfile.py
 	$(BIN)/mypy ulidkeys
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --cov=ulidkeys --cov-branch \
 		--cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
+# `make test`, then the suite on every other claimed Python present on this machine (noxfile.py:
+# installed from its constraints file, no coverage, no second lint or docs build); one missing
+# here is skipped with a line saying so. One version: `.venv/bin/nox -s tests-3.12`.
+# PYTEST_WORKERS (default 2) sets pytest-xdist's workers.
+test-all: test $(VENV)/.installed-tools
+	$(BIN)/nox -s $(foreach v,$(filter-out $(PYVER),$(PYTHONS)),tests-$(v))
+
+# Re-resolve the test and docs extras for every claimed Python (and the tools) to the newest
+# versions that fit pyproject.toml and constraints/compat.in, into constraints/*.txt. On
+# purpose only: review the diff, run `make test-all`, commit the files together.
+lock: $(VENV)/.installed-tools
+	for v in $(PYTHONS); do \
+		$(BIN)/uv pip compile pyproject.toml --extra test --extra docs -c constraints/compat.in \
+			--python-version $$v --python $(BIN)/python --upgrade --quiet \
+			--custom-compile-command "make lock" -o constraints/py$$v.txt || exit 1; \
+	done
+	$(BIN)/uv pip compile constraints/tools.in --universal --python $(BIN)/python --upgrade \
+		--quiet --custom-compile-command "make lock" -o constraints/tools.txt
+
 # The documentation site, built strictly (a broken link, reference or docstring fails) into site/:
 # installs only the docs extra (the package itself and mkdocs).
-$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[docs]'
+$(VENV)/.installed-docs: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[docs]'
 	touch $@
 
 docs: $(VENV)/.installed-docs
@@ -73,15 +108,15 @@ notebooks: $(STAMP)
 		--timeout=300 notebooks/*.ipynb
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[test,bench]'
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/plan.py   # both also write their charts to docs/img/
 
 # One report of every benchmark (each in a fresh process) into docs/benchmarks.md: half an
 # hour or more; QUICK=1 runs smaller sizes in a few minutes.
 bench-report: $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[test,bench]'
 	PYTHONPATH=$(CURDIR) $(BIN)/python benchmarks/report.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(VENV) .venv-dist dist site .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-dist .nox dist site .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -6,8 +6,9 @@ pydantic v2 protocol validates, serializes and gives a JSON schema."""
 from __future__ import annotations
 
 import json
+import math
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pydantic
 import pytest
@@ -32,7 +33,48 @@ def test_properties_and_conversions_equal_python_ulids(value: int) -> None:
         assert ours.to_uuid7(compliant=compliant) == theirs.to_uuid7(compliant=compliant)
     assert ULID.from_uuid7(ours.to_uuid7()) == ours
     if theirs.milliseconds < 253402300800000:  # a datetime holds the year 9999 at most
+        _assert_datetimes_agree(ours, theirs)
+
+
+#: Below 2**33 s (2242-03-16) a float of seconds is within half a microsecond of ms / 1000.
+_FLOAT_SECONDS_EXACT_BELOW_MS = 2**33 * 1000
+
+
+def _assert_datetimes_agree(ours: ULID, theirs: reference.ULID) -> None:
+    """ulidkeys' datetime is exact: the millisecond by integer arithmetic. python-ulid's is
+    ``datetime.fromtimestamp(ms / 1000)``: the float division is off by up to half an ulp,
+    which fromtimestamp's rounding to the microsecond hides only below 2**33 seconds; past
+    2242 it may be a few microseconds off (which side depends on the float and the
+    interpreter's rounding, so a random draw failed on 3.13 and not on 3.11). Compared where
+    python-ulid's value is defined: equal below that bound, within its float error above."""
+    exact = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ours.milliseconds)
+    assert ours.datetime == exact
+    if theirs.milliseconds < _FLOAT_SECONDS_EXACT_BELOW_MS:
         assert ours.datetime == theirs.datetime
+    else:
+        off_us = abs((theirs.datetime - exact) // timedelta(microseconds=1))
+        assert off_us <= math.ulp(theirs.timestamp) * 1e6 / 2 + 0.5
+
+
+@pytest.mark.parametrize(
+    "ms",
+    [
+        0,
+        1_715_936_400_123,
+        _FLOAT_SECONDS_EXACT_BELOW_MS - 1,
+        _FLOAT_SECONDS_EXACT_BELOW_MS,
+        8_590_946_979_873,  # 2242-03-28: python-ulid's datetime is 1 us early
+        36_102_566_041_001,  # 3114
+        253_402_300_799_999,  # 9999-12-31T23:59:59.999
+    ],
+)
+def test_datetimes_are_exact_milliseconds_where_python_ulid_rounds_a_float(ms: int) -> None:
+    ours, theirs = ULID.from_int(ms << 80), reference.ULID.from_int(ms << 80)
+    assert ours.datetime == datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+    assert ours.datetime.microsecond % 1000 == 0
+    _assert_datetimes_agree(ours, theirs)
+    if ms == 8_590_946_979_873:  # why python-ulid is not the reference past 2**33 s
+        assert theirs.datetime == datetime.fromtimestamp(ms / 1000, timezone.utc) != ours.datetime
 
 
 @given(values)
