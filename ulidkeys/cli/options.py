@@ -145,10 +145,26 @@ def add_window(parser: argparse.ArgumentParser, since: str) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away)."""
+    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away), and
+    a word that starts with one ``-`` but is no option of the command is a value: an id
+    (Firebase push ids start with ``-``: ``inspect -NxYz...``) or an option's value
+    (``--suffix -thumb.jpg``, ``--cursor -Nx...``). ``--`` still ends the options; an unknown
+    ``--word`` is still a mistake."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        # argparse's hook deciding whether a word is an option (None: a value). Only a word
+        # whose first two characters are no short option of this command is changed.
+        if (
+            len(arg_string) > 1
+            and arg_string[0] == "-"
+            and arg_string[1] != "-"
+            and arg_string[:2] not in self._option_string_actions
+        ):
+            return None
+        return super()._parse_optional(arg_string)
 
 
 def given(flag: Any, configured: Any, default: Any) -> Any:

@@ -119,10 +119,24 @@ def _forms(scheme: IdScheme, text: str, value: int) -> dict[str, str]:
     return forms
 
 
+def _could_be(scheme: IdScheme | None) -> Callable[[str], bool]:
+    """A cheap test that is False only where ``scheme.parse`` would refuse the text: the
+    length (and the digits of a numeric scheme), checked before a refusal's message is built
+    (reading a listing, most readers refuse most lines)."""
+    if scheme is None:  # a family: the member, so its length, depends on the text
+        return lambda text: True
+    length = scheme.length
+    if scheme.numeric:
+        return lambda text: 0 < len(text) <= length and text.isascii() and text.isdigit()
+    return lambda text: len(text) == length
+
+
 def _reader(reading: Reading, entry: Registration) -> Callable[[str], list[Inspection]]:
+    could_be = _could_be(entry.scheme)
+
     def read(text: str) -> list[Inspection]:
         spelled = reading.spelling(text)
-        if spelled is None:
+        if spelled is None or not could_be(spelled):
             return []
         try:
             return [_reading(entry.fields, entry.scheme_for(spelled), spelled)]
@@ -256,6 +270,11 @@ def _reasons(text: str) -> str:
                 reasons.append(f"as {scheme.name}: {error}")
     if reasons:
         return "; ".join(reasons)
+    if text.isascii() and text.isdigit() and len(text) <= 40 and int(text) >> 64:
+        return (
+            f"it is past 2**64 - 1 ({2**64 - 1}), the largest 64-bit id (Snowflakes and "
+            "the other numeric ids are 64-bit)"
+        )
     return f"it has {len(text)} characters; id lengths: {_LENGTHS}"
 
 
