@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.ids.registry import scheme_named
+from ulidkeys.ids.registry import registration_of, scheme_named
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import (
     TIME_TEXT_RULE,
@@ -30,11 +30,20 @@ DEBUG_ENV = "ULIDKEYS_DEBUG"
 
 
 def scheme_arg(text: str) -> str:
-    """A ``--scheme`` name, checked when parsed (``ulidkeys schemes`` lists them)."""
+    """A ``--scheme`` name, checked when parsed (``ulidkeys schemes`` lists them); a family
+    (``typeid``) must name its member (``typeid:post``): alone it would silently be its
+    example member."""
     try:
         scheme_named(text)
+        family = registration_of(text) if ":" not in text else None
     except UlidkeysError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    if family is not None and family.scheme is None:
+        example = family.sample.name if family.sample is not None else f"{family.name}:NAME"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names a family of schemes: give {family.name}:PREFIX, e.g. {example} "
+            f"({family.name}: alone for ids without a prefix)"
+        )
     return text
 
 

@@ -32,7 +32,7 @@ from ulidkeys.cli.options import (
     count_arg,
     given,
 )
-from ulidkeys.cli.output import emit, json_text, report
+from ulidkeys.cli.output import counted, emit, json_text, report
 from ulidkeys.cli.progress import track
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue
@@ -178,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
     with items:
         count = show(items)
     stats = items.stats
-    report(f"{count} items, {stats.calls} Query calls, {stats.read} items read")
+    report(
+        f"{counted(count, 'item')}, {counted(stats.calls, 'Query call')}, "
+        f"{counted(stats.read, 'item')} read"
+    )
     print_cursor(items.cursor)
     return 0
