@@ -47,6 +47,7 @@ from ulidkeys.planning.shapes import (
     toml_of,
     window_cost,
 )
+from ulidkeys.survey import hints
 from ulidkeys.timeinput import format_ms, ms_to_datetime
 
 #: The calls a survey makes at most unless told otherwise.
@@ -194,7 +195,8 @@ def survey_program(
             )
         else:
             notes.append(
-                "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
+                hints.deeper_note(location, prefix, keys)
+                or "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
             )
         return _updated(found, stats, notes=tuple(notes))
     times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
