@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +16,7 @@ from typing import Any
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
+from ulidkeys.ids.base import IntCodedScheme
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
 from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration_of
@@ -78,13 +78,27 @@ class Inspection:
         return result
 
 
-def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
+def _decoded(scheme: IdScheme, text: str) -> tuple[str, int, int | None]:
+    """``(canonical text, numeric form, time or None)`` of an id: decoded once for the schemes
+    of :class:`IntCodedScheme` (whose parse, to_int and timestamp_ms each decode the text:
+    a listing read by ``inspect`` would decode it three times), by the protocol otherwise."""
+    if isinstance(scheme, IntCodedScheme):
+        value = scheme._decode(scheme._checked_text(text))
+        canonical = scheme._encode(value)
+        try:
+            return canonical, value, scheme._time_of(value)
+        except InvalidValue:  # v3/v4/v5, nil and max hold no time (the text is valid by now)
+            return canonical, value, None
     canonical = scheme.parse(text)
     value = scheme.to_int(canonical)
     try:
-        ms: int | None = scheme.timestamp_ms(canonical)
-    except InvalidValue:  # v3/v4/v5, nil and max hold no time (the text is valid by now)
-        ms = None
+        return canonical, value, scheme.timestamp_ms(canonical)
+    except InvalidValue:
+        return canonical, value, None
+
+
+def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
+    canonical, value, ms = _decoded(scheme, text)
     in_range = ms is not None and _FIRST_DATETIME_MS <= ms <= MAX_DATETIME_MS
     when = ms_to_datetime(ms) if in_range and ms is not None else None
     return Inspection(
@@ -110,7 +124,8 @@ def _forms(scheme: IdScheme, text: str, value: int) -> dict[str, str]:
     if isinstance(bits, int):
         forms["hex"] = f"{value:0{(bits + 3) // 4}x}"
     if bits == 128:
-        forms["uuid"] = str(uuid.UUID(int=value))
+        hexed = forms["hex"]  # str(uuid.UUID(int=value)), without making the object
+        forms["uuid"] = f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
         if scheme.name != "ulid":
             forms["ulid"] = base32.encode_ulid(value)
     if scheme.numeric:
@@ -126,6 +141,9 @@ def _could_be(scheme: IdScheme | None) -> Callable[[str], bool]:
     if scheme is None:  # a family: the member, so its length, depends on the text
         return lambda text: True
     length = scheme.length
+    could_read = getattr(scheme, "could_read", None)  # a scheme's own quick test, if it has one
+    if could_read is not None:
+        return lambda text: len(text) == length and bool(could_read(text))
     if scheme.numeric:
         return lambda text: 0 < len(text) <= length and text.isascii() and text.isdigit()
     return lambda text: len(text) == length
@@ -156,6 +174,12 @@ READERS: tuple[Callable[[str], list[Inspection]], ...] = tuple(
 )
 
 
+#: What :data:`READERS` do, as data: ``(spelling, could_be, registration)`` in the same order.
+_PLAN: tuple[tuple[Callable[[str], str | None], Callable[[str], bool], Registration], ...] = tuple(
+    (reading.spelling, _could_be(entry.scheme), entry) for reading, entry in READINGS
+)
+
+
 def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     """What id ``text`` is: scheme, canonical text, time (aware UTC) and fields.
 
@@ -172,10 +196,22 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
         fields, chosen = _scheme_named(scheme, text)
         return _reading(fields, chosen, text)
     found: list[Inspection] = []
-    for reader in READERS:
-        for reading in reader(text):
-            if all(reading.scheme != seen.scheme for seen in found):
-                found.append(reading)
+    # READERS, unrolled: each spelling made once (eight UUID readers share one), the length
+    # told before any parse (a listing read line by line pays this loop once per line)
+    spelled_as: dict[object, str | None] = {}
+    for spelling, could_be, entry in _PLAN:
+        if spelling in spelled_as:
+            spelled = spelled_as[spelling]
+        else:
+            spelled = spelled_as[spelling] = spelling(text)
+        if spelled is None or not could_be(spelled):
+            continue
+        try:
+            reading = _reading(entry.fields, entry.scheme_for(spelled), spelled)
+        except InvalidId:
+            continue
+        if all(reading.scheme != seen.scheme for seen in found):
+            found.append(reading)
     if not found:
         near = _near_misses(text)
         also = f" ({near[0]})" if near else ""
@@ -183,9 +219,10 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
             f"{describe(text)} is no id of any supported scheme{also}: {_reasons(text)}"
         )
     first, *rest = found
-    return dataclasses.replace(
-        first, alternatives=tuple(rest), notes=(*_timestamp_notes(text), *_near_misses(text))
-    )
+    notes = (*_timestamp_notes(text), *_near_misses(text))
+    if not rest and not notes:  # most ids: one reading, nothing to add (replace() is slow)
+        return first
+    return dataclasses.replace(first, alternatives=tuple(rest), notes=notes)
 
 
 #: Libraries whose id objects print as their id's canonical text (``str(obj)``): python-ulid,

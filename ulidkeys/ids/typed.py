@@ -155,6 +155,12 @@ class TaggedUlidScheme(IntCodedScheme):
         tag = value >> 128
         return None if tag == self.tag else f"its type tag is {tag}, not {self.tag}"
 
+    def could_read(self, text: str) -> bool:
+        """False for text whose first character holds another tag (``inspect`` tries every
+        scheme on every line: this one refuses most without building the reason)."""
+        first = base32.ALPHABET.find(text[:1].upper())
+        return first < 0 or first >> 3 == self.tag
+
     def _decode(self, text: str) -> int:
         if len(text) != base32.ULID_LENGTH:
             raise self._invalid(text, f"expected 26 characters, got {len(text)}")
