@@ -21,6 +21,7 @@ import pytest
 from moto import mock_aws
 
 from ulidkeys.cli import main
+from ulidkeys.cli.output import json_text
 from ulidkeys.dynamodb import Entity
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.s3 import KeyLayout
@@ -238,6 +239,7 @@ def test_stdin_in_bulk_is_what_one_by_one_prints(
     assert main(["inspect", "-o", "jsonl"]) == 2
     out, err = capsys.readouterr()
     rows = [json.loads(line) for line in out.splitlines()]
+    assert out.splitlines() == [json_text(row) for row in rows]  # the one JSON of the CLI
     assert [row["input"] for row in rows] == [line for line in lines if line != "nope"]
     assert err.count("\n") == 1 and "'nope'" in err
     single = json.loads(ok(capsys, ["inspect", "-o", "jsonl", ids[1234]]))
@@ -256,7 +258,9 @@ def test_athena_takes_a_named_layout(tmp_path: Path, capsys: pytest.CaptureFixtu
     config = tmp_path / "ulidkeys.toml"
     config.write_text('[layouts.photos]\nlocation = "s3://photos/uploads/"\nshards = 4\n')
     days = ["--first-day", "2024-05-01", "--last-day", "2024-05-31"]
-    by_url = ok(capsys, ["athena", "s3://photos/uploads/", "--period", "day", "--shards", "4", *days])
+    by_url = ok(
+        capsys, ["athena", "s3://photos/uploads/", "--period", "day", "--shards", "4", *days]
+    )
     named = ["athena", "photos", "--config", str(config), *days]
     assert ok(capsys, [*named, "--period", "day"]) == by_url
     refused(capsys, named, "athena projects period folders", "--period day")
@@ -301,9 +305,12 @@ def test_a_scheme_family_needs_its_member(capsys: pytest.CaptureFixture[str]) ->
     assert ok(capsys, ["new", "--scheme", "typeid:user"]).startswith("user_")
     assert "_" not in ok(capsys, ["new", "--scheme", "typeid:"])  # no prefix: bare suffix
     # inspect reads the prefix from the id itself
-    assert fields(ok(capsys, ["inspect", "--scheme", "typeid", "user_01h455vb4pex5vsknk084sn02q"]))[
-        "scheme"
-    ] == "typeid:user"
+    assert (
+        fields(ok(capsys, ["inspect", "--scheme", "typeid", "user_01h455vb4pex5vsknk084sn02q"]))[
+            "scheme"
+        ]
+        == "typeid:user"
+    )
 
 
 # --- completion -----------------------------------------------------------------------------
@@ -420,3 +427,43 @@ def test_counts_are_singular_for_one_and_use_separators(
     query = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}", "--field"]
     assert main([*query, "org=a", *window]) == 0
     assert "1 item, 1 Query call, 1 item read" in capsys.readouterr().err
+
+
+def test_query_that_finds_nothing_hints_like_ls(
+    aws: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--scheme ksuid over ULID sort keys: 0 items, and the hint names the scheme that reads
+    them; a partition with no items and a window with none are told apart."""
+    entity = Entity(pk="Org#{org}", sk="Post#{id}")
+    client = boto3.client("dynamodb")
+    client.create_table(**entity.table_definition("app"))  # type: ignore[arg-type]
+    for i in range(3):
+        keys = entity.keys(org="a", id=ULID.new(at=START + i))
+        client.put_item(TableName="app", Item={k: {"S": v} for k, v in keys.items()})
+    query = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}"]
+    window = ["--since", "2024-05-17T08:00:00Z", "--until", "2024-05-17T10:00:00Z"]
+    cases = [
+        (
+            ["--field", "org=a", "--scheme", "ksuid", *window],
+            "look like Post#<ulid>: try --scheme ulid",
+        ),
+        (["--field", "org=b", *window], "partition 'Org#b' holds no items"),
+        (
+            [
+                "--field",
+                "org=a",
+                "--since",
+                "2020-01-01T00:00:00Z",
+                "--until",
+                "2020-01-02T00:00:00Z",
+            ],
+            "the window holds none of them",
+        ),
+    ]
+    for extra, words in cases:
+        assert main([*query, *extra]) == 0
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith("0 items, 1 Query call, 0 items read\nhint: "), err
+        assert words in err, err
+    assert main([*query, "--field", "org=a", *window]) == 0
+    assert "hint" not in capsys.readouterr().err  # found: no hint

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator, Sequence
 
@@ -10,7 +11,7 @@ from ulidkeys.cli.options import (
     Command,
     add_output,
 )
-from ulidkeys.cli.output import Row, json_text, report
+from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.ids.pasted import read_pasted
@@ -142,8 +143,14 @@ def _row(text: str, scheme: str | None) -> dict[str, object]:
     return row
 
 
+def _json(row: Row) -> str:
+    """``json_text(row)`` for a row of ``inspect`` (strings, ints, None, lists and dicts of
+    them): the same text from the C encoder, which a listing read from stdin is worth."""
+    return json.dumps(row, sort_keys=True)
+
+
 #: Rows written to stdout at once: one write per batch, not per id (reading a listing from a
-#: pipe); a terminal gets each row as it is read.
+#: pipe or a file); ids given as words and a terminal get each row as it is read.
 BATCH = 512
 
 
@@ -151,8 +158,9 @@ def run(args: argparse.Namespace) -> int:
     output = "jsonl" if args.json else args.output
     failed = 0
     write = sys.stdout.write
-    interactive = not args.ids and sys.stdin is not None and sys.stdin.isatty()
-    batch = 1 if interactive else BATCH
+    # ids given as words, or typed at a terminal: each row as soon as it is read
+    piped = not args.ids and sys.stdin is not None and not sys.stdin.isatty()
+    batch = BATCH if piped else 1
     pending: list[str] = []
     count = 0
     for text in _id_lines(args.ids):
@@ -169,9 +177,9 @@ def run(args: argparse.Namespace) -> int:
         if output == "text":
             pending.append(("\n" if count else "") + _inspection_text(row) + "\n")
         elif output == "jsonl":
-            pending.append(json_text(row) + "\n")
+            pending.append(_json(row) + "\n")
         else:
-            pending.append(("[\n  " if count == 0 else ",\n  ") + json_text(row))
+            pending.append(("[\n  " if count == 0 else ",\n  ") + _json(row))
         count += 1
         if len(pending) >= batch:
             write("".join(pending))

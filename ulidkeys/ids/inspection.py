@@ -16,7 +16,6 @@ from typing import Any
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
-from ulidkeys.ids.base import IntCodedScheme
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
 from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration_of
@@ -79,21 +78,17 @@ class Inspection:
 
 
 def _decoded(scheme: IdScheme, text: str) -> tuple[str, int, int | None]:
-    """``(canonical text, numeric form, time or None)`` of an id: decoded once for the schemes
-    of :class:`IntCodedScheme` (whose parse, to_int and timestamp_ms each decode the text:
-    a listing read by ``inspect`` would decode it three times), by the protocol otherwise."""
-    if isinstance(scheme, IntCodedScheme):
-        value = scheme._decode(scheme._checked_text(text))
-        canonical = scheme._encode(value)
-        try:
-            return canonical, value, scheme._time_of(value)
-        except InvalidValue:  # v3/v4/v5, nil and max hold no time (the text is valid by now)
-            return canonical, value, None
+    """``(canonical text, numeric form, time or None)`` of an id: from one decoding where the
+    scheme offers it (``decoded``: parse, to_int and timestamp_ms would each decode the text,
+    three times for every id of a listing), by the protocol otherwise."""
+    decoded = getattr(scheme, "decoded", None)
+    if decoded is not None:
+        return decoded(text)  # type: ignore[no-any-return]
     canonical = scheme.parse(text)
     value = scheme.to_int(canonical)
     try:
         return canonical, value, scheme.timestamp_ms(canonical)
-    except InvalidValue:
+    except InvalidValue:  # v3/v4/v5, nil and max hold no time (the text is valid by now)
         return canonical, value, None
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.shapes import sort_key_shapes
 
 #: Keys whose ids are read to find the folders that hold ids, at most.
 MAX_READ = 500
@@ -171,3 +172,19 @@ def deeper_note(location: str, prefix: str, keys: Sequence[str]) -> str | None:
         return None
     named = ", ".join(location + folder[len(prefix) :] for folder in folders)
     return f"ids sit in folders under this prefix: survey or list {named}"
+
+
+def sort_key_hint(partition: str, keys: Sequence[str], scheme: str, separator: str = "#") -> str:
+    """One line for stderr after a query that found nothing: what the sort keys of its
+    partition look like (``keys``, a few read) and the ``--scheme`` that would read them."""
+    if not keys:
+        return f"partition {partition!r} holds no items: check --pk and --field"
+    shapes = sort_key_shapes(keys, separator)
+    first = shapes[0]
+    example = first.template.replace("{id}", f"<{first.scheme}>") if first.scheme else keys[0]
+    said = f"sort keys in partition {partition!r} look like {example}"
+    if first.scheme is None:
+        return f"{said}: no id of a known scheme there"
+    if first.scheme != scheme:
+        return f"{said}: try --scheme {first.scheme}"
+    return f"{said}: the window holds none of them (check --since and --until)"
