@@ -46,6 +46,7 @@ def timed(checkout: Path, path: Path, argv: list[str]) -> tuple[float, float]:
             stdin=stdin,
             stdout=stdout,
             env={**os.environ, "PYTHONPATH": str(checkout)},
+            cwd=path.parent,  # not a checkout: `python -c` imports from its folder first
             check=True,
         )
     wall = time.perf_counter() - start

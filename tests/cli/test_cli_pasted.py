@@ -92,6 +92,19 @@ def fields(text: str) -> dict[str, str]:
             "KeyLayout('a#b/')",
             "ulidkeys ls 's3://photos/a#b/'",  # quoted: '#' starts a comment in a shell
         ),
+        (  # the S3 console's object page
+            "https://us-east-1.console.aws.amazon.com/s3/object/photos?region=us-east-1"
+            f"&prefix=uploads/{ID}.jpg",
+            f"uploads/{ID}.jpg",
+            "KeyLayout('uploads/', suffix='.jpg')",
+            "ulidkeys ls s3://photos/uploads/ --suffix .jpg",
+        ),
+        (
+            f"arn:aws:s3:::photos/uploads/{ID}.jpg",
+            f"uploads/{ID}.jpg",
+            "KeyLayout('uploads/', suffix='.jpg')",
+            "ulidkeys ls s3://photos/uploads/ --suffix .jpg",
+        ),
         (
             f"Post#{ID}",
             f"Post#{ID}",
