@@ -191,10 +191,14 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
         fields, chosen = _scheme_named(scheme, text)
         return _reading(fields, chosen, text)
     found: list[Inspection] = []
+    named: set[str] = set()
     # READERS, unrolled: each spelling made once (eight UUID readers share one), the length
-    # told before any parse (a listing read line by line pays this loop once per line)
+    # told before any parse, a scheme already read not read again (a UUID's text is read as
+    # 8-4-4-4-12 and as 32 hex); a listing read line by line pays this loop once per line
     spelled_as: dict[object, str | None] = {}
     for spelling, could_be, entry in _PLAN:
+        if entry.name in named and entry.scheme is not None:
+            continue
         if spelling in spelled_as:
             spelled = spelled_as[spelling]
         else:
@@ -205,8 +209,9 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
             reading = _reading(entry.fields, entry.scheme_for(spelled), spelled)
         except InvalidId:
             continue
-        if all(reading.scheme != seen.scheme for seen in found):
+        if reading.scheme not in named:
             found.append(reading)
+            named.add(reading.scheme)
     if not found:
         near = _near_misses(text)
         also = f" ({near[0]})" if near else ""

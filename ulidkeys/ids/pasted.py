@@ -169,7 +169,8 @@ def _weighed(
     id_text = key[start:end]
     if not (id_text.isascii() and id_text.isdigit()):
         return pasted
-    plausible = tuple(c for c in reading.candidates if _plausible(c))
+    now = now_ms()
+    plausible = tuple(c for c in reading.candidates if _plausible(c, now))
     timestamp = _timestamp_reading(id_text, reading)
     if timestamp is not None:
         return dataclasses.replace(
@@ -191,15 +192,17 @@ def _when(reading: Inspection) -> str:
     return "no time" if reading.timestamp_ms is None else format_ms(reading.timestamp_ms)
 
 
-def _plausible(reading: Inspection) -> bool:
+def _plausible(reading: Inspection, now: int) -> bool:
     """Whether a numeric reading's time is one an id was made at (past its epoch's first day,
-    not more than a day ahead of now); readings of other schemes all are."""
-    scheme = scheme_named(reading.scheme)
+    not more than a day ahead of ``now``); readings of other schemes all are."""
     ms = reading.timestamp_ms
-    if ms is None or not scheme.numeric:
+    if ms is None:
+        return True
+    scheme = scheme_named(reading.scheme, reading.id)
+    if not scheme.numeric:
         return True
     epoch = getattr(scheme, "min_ms", 0)
-    return epoch + PLAUSIBLE_AFTER_EPOCH_MS <= ms <= now_ms() + PLAUSIBLE_AHEAD_MS
+    return epoch + PLAUSIBLE_AFTER_EPOCH_MS <= ms <= now + PLAUSIBLE_AHEAD_MS
 
 
 def _timestamp_reading(text: str, reading: Inspection) -> Inspection | None:

@@ -205,7 +205,10 @@ TAGGED_ULIDS: tuple[TaggedUlidScheme, ...] = (ULID_TAG1, ULID_TAG2, ULID_TAG3)
 
 
 def _typeid_text(text: str) -> str | None:
-    """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase."""
+    """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase; a
+    TypeID never holds '-' (its prefix is letters and '_', its suffix base32), a UUID does."""
+    if "-" in text:
+        return None
     return text if "_" in text or text.islower() or text.isdigit() else None
 
 
