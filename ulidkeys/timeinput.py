@@ -27,22 +27,24 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def check_ms(ms: int, name: str = "time") -> int:
-    """Return ``ms`` if it is a millisecond a ULID can carry, else raise TimeOutOfRange."""
+def check_ms(ms: int, name: str = "time", shown: str | None = None) -> int:
+    """Return ``ms`` if it is a millisecond a ULID can carry, else raise TimeOutOfRange
+    naming the input as ``shown`` (the text the user gave; default: the milliseconds)."""
     if ms < 0:
         raise TimeOutOfRange(
-            f"{name}={describe(ms)} is before the Unix epoch; ULID times start at "
+            f"{name}={shown or describe(ms)} is before the Unix epoch; ULID times start at "
             "1970-01-01T00:00:00Z"
         )
     if ms > MAX_MS:
         raise TimeOutOfRange(
-            f"{name}={describe(ms)} is past the 48-bit millisecond limit of a ULID ({MAX_MS}, "
+            f"{name}={shown or describe(ms)} is past the 48-bit millisecond limit of a ULID "
+            f"({MAX_MS}, "
             "10889-08-02T05:31:50.655Z)"
         )
     return ms
 
 
-def datetime_to_ms(value: datetime, name: str = "time") -> int:
+def datetime_to_ms(value: datetime, name: str = "time", shown: str | None = None) -> int:
     """Milliseconds of an aware datetime, floored: 12:00:00.0009 is millisecond 12:00:00.000."""
     if value.tzinfo is None or value.utcoffset() is None:
         raise NaiveDatetime(
@@ -51,7 +53,8 @@ def datetime_to_ms(value: datetime, name: str = "time") -> int:
         )
     delta = value - _EPOCH
     # Integer arithmetic: float seconds would misround far from the epoch.
-    return check_ms((delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000, name)
+    ms = (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+    return check_ms(ms, name, shown)
 
 
 #: Bare integers in ``[SECONDS_BAND)`` are refused: as epoch milliseconds they fall in
@@ -208,7 +211,8 @@ def parse_iso(text: str, name: str = "time", *, now: int | None = None) -> int:
             "guesses the local timezone"
         )
     utc_ns = _local_ns(found, text, name) - _offset_ns(found, text, name)
-    return check_ms(utc_ns // 1_000_000, name)  # floored, as datetime_to_ms floors
+    # floored, as datetime_to_ms floors; a refusal names the text given, not its ms
+    return check_ms(utc_ns // 1_000_000, name, describe(text))
 
 
 def _field(found: re.Match[str], group: str) -> int:

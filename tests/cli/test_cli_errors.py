@@ -68,7 +68,17 @@ def test_setup_mistakes_exit_2(
     monkeypatch.delenv("AWS_PROFILE")
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
     monkeypatch.delenv("AWS_DEFAULT_REGION")
-    fails(capsys, [*QUERY, "--table", "app", "--since", "2h"], 2, "pass --region")
+    # the variable the message names is the one botocore reads: AWS_REGION alone is not read
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    fails(
+        capsys,
+        [*QUERY, "--table", "app", "--since", "2h"],
+        2,
+        "pass --region",
+        "AWS_DEFAULT_REGION",
+    )
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    assert main([*QUERY, "--table", "app", "--since", "2h"]) == 1  # on to AWS: no such table
 
 
 def test_no_credentials_exit_2(

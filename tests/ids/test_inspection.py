@@ -136,7 +136,7 @@ def test_scheme_argument() -> None:
         ("", "it has 0 characters"),
         ("58e0a7d7-eebc-71d8-9669-0800200c9a6z", "8-4-4-4-12"),
         ("post_01H455VB4PEX5VSKNK084SN02Q", "it has 31 characters"),
-        ("12345678901234567890123", "it has 23 characters"),
+        ("12345678901234567890123", "past 2**64 - 1"),  # no 64-bit id: not its length
     ],
 )
 def test_junk_raises_invalid_id_with_the_reasons(text: str, reason: str) -> None:

@@ -5,11 +5,18 @@ folders, and the WHERE condition of a window.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
+from typing import Any
 
+from ulidkeys import config
 from ulidkeys.cli.options import (
     Command,
+    add_config,
     count_arg,
+    given,
 )
+from ulidkeys.errors import InvalidValue
+from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.planning.projection import partition_projection, window_predicate
@@ -25,24 +32,60 @@ ORDER = 60
 def register(command: Command) -> None:
     """Add the subcommand, its options and its handler."""
     athena = command("athena", "Athena table (partition projection) of a layout's period folders")
-    athena.add_argument("location", help="s3://BUCKET/PREFIX (the layout's prefix)")
-    athena.add_argument("--period", choices=["day", "hour"], required=True, help="period folders")
-    athena.add_argument("--shards", type=count_arg, default=0, help="shard folders in the layout")
+    athena.add_argument(
+        "location",
+        help="s3://BUCKET/PREFIX (the layout's prefix), or the name of a layout in the config "
+        "file (`ulidkeys config`)",
+    )
+    athena.add_argument(
+        "--period",
+        choices=["day", "hour"],
+        default=None,
+        help="period folders (required unless the named layout has them)",
+    )
+    athena.add_argument(
+        "--shards", type=count_arg, default=None, help="shard folders in the layout (default 0)"
+    )
     athena.add_argument("--first-day", required=True, help="first day to project (ISO-8601)")
     athena.add_argument("--last-day", default=None, help="last day to project (default: NOW)")
     athena.add_argument("--table", default="objects", help="table name (default: objects)")
     athena.add_argument("--since", help="also print the WHERE condition of this window")
     athena.add_argument("--until", default=None, help="end of that window (default: now)")
+    add_config(athena)
     athena.set_defaults(handler=run)
+
+
+def _athena_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
+    """The bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout named
+    in the config file (``athena photos``), the flags overriding what it says (as ``ls``)."""
+    settings: Mapping[str, Any] = {}
+    if args.location.startswith("s3://") or not config.is_name(args.location):
+        bucket_name, prefix = split_s3_url(args.location)
+        if prefix:
+            check_prefix(prefix, location=args.location)
+    else:
+        named = config.load(args.config).layout(args.location)
+        bucket_name, prefix, settings = named.bucket_name, named.layout.prefix, named.settings
+    period = given(args.period, settings.get("period"), None)
+    if period is None:
+        raise InvalidValue(
+            f"athena projects period folders: {args.location} has none; give --period day or "
+            "--period hour (or set period in the config's layout)"
+        )
+    layout = KeyLayout(
+        prefix=prefix,
+        shards=given(args.shards, settings.get("shards"), 0) or None,
+        period=period,
+        suffix=settings.get("suffix", ""),
+        scheme=scheme_named(settings.get("scheme", "ulid")),
+    )
+    return bucket_name, layout
 
 
 def run(args: argparse.Namespace) -> int:
     """The Athena table of a layout's period folders (partition projection), and with
     ``--since`` the ``WHERE`` condition that reads only the window's folders."""
-    bucket_name, prefix = split_s3_url(args.location)
-    if prefix:
-        check_prefix(prefix, location=args.location)
-    layout = KeyLayout(prefix=prefix, shards=args.shards or None, period=args.period)
+    bucket_name, layout = _athena_target(args)
     projection = partition_projection(layout, bucket_name, args.first_day, args.last_day)
     lines = [projection.ddl(args.table) + ";"]  # all of it computed before any is printed
     if args.since is not None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from ulidkeys.cli.output import report
+from ulidkeys.cli.output import counted, report
 from ulidkeys.cli.paths import checkpoint_file, output_file
 from ulidkeys.engine.consuming import CheckpointStore, Consumption, FileStore, Run
 from ulidkeys.errors import InvalidValue
@@ -124,8 +124,9 @@ def consume(consumption: Consumption[Any], show: Callable[[Any], int], noun: str
     checkpoint = consumption.commit()
     stats = consumption.stats
     report(
-        f"{count} new {noun}, {stats.calls} calls, {stats.read} read ({stats.repeated} again in "
-        f"the overlap, {stats.late} late); checkpoint: {describe_checkpoint(checkpoint)}"
+        f"{counted(count, 'new ' + noun.removesuffix('s'), 'new ' + noun)}, "
+        f"{counted(stats.calls, 'call')}, {stats.read:,} read ({stats.repeated:,} again in "
+        f"the overlap, {stats.late:,} late); checkpoint: {describe_checkpoint(checkpoint)}"
     )
     return 0
 

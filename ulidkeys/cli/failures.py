@@ -18,7 +18,10 @@ _CONFIG_ERRORS = {  # botocore errors raised before anything is sent: the set-up
     "NoCredentialsError": "no AWS credentials found; run `aws configure`, pass --profile, or "
     "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
     "PartialCredentialsError": "{error}; check your AWS credentials (`aws configure`)",
-    "NoRegionError": "no AWS region is set; pass --region or set AWS_REGION",
+    # botocore reads the region from AWS_DEFAULT_REGION (AWS_REGION only in AWS's own
+    # runtimes, for its defaults mode), then from the profile's config
+    "NoRegionError": "no AWS region is set; pass --region, set AWS_DEFAULT_REGION, or set "
+    "region in your AWS config (`aws configure`)",
     "ParamValidationError": "AWS would refuse this request: {error}",
     "InvalidRegionError": "{error}; pass a region such as --region us-east-1",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator, Sequence
 
@@ -10,9 +11,11 @@ from ulidkeys.cli.options import (
     Command,
     add_output,
 )
-from ulidkeys.cli.output import Row, emit, report
+from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
 from ulidkeys.ids.inspection import inspect
+from ulidkeys.ids.pasted import read_pasted
+from ulidkeys.planning.pasted import layout_hint
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 20
@@ -22,7 +25,12 @@ def register(command: Command) -> None:
     """Add the subcommand, its options and its handler."""
     described = command("inspect", "what ids are: scheme, time and fields (ULID, UUID, ...)")
     described.add_argument(
-        "ids", nargs="*", metavar="ID", help="ids to inspect; '-' or none: one per line of stdin"
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="ids to inspect, alone or as pasted: an S3 key, a DynamoDB key, an s3:// or S3 "
+        "https:// URL, a braced UUID; an id starting with '-' is read as one (or give it after "
+        "--); '-' or none: one per line of stdin",
     )
     described.add_argument("--json", action="store_true", help="the same as --output jsonl")
     described.add_argument(
@@ -68,7 +76,9 @@ _FORM_LABELS = {"key": "key form", "decimal": "as typed", "uuid": "as uuid", "ul
 
 
 def _inspection_text(row: Row) -> str:
+    ambiguous = row.get("ambiguous")
     rows: list[tuple[str, object]] = [
+        *([("ambiguous", _ambiguity(row))] if ambiguous else []),
         ("scheme", row["scheme"]),
         ("id", row["id"]),
         ("time", row["time"] or "-"),
@@ -80,29 +90,101 @@ def _inspection_text(row: Row) -> str:
             ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
             for alt in row.get("alternatives", ())
         ),
+        *_found_in(row),
     ]
     width = max(len(name) for name, _ in rows)
-    block = "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
-    return block if row["_first"] else "\n" + block
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def _ambiguity(row: Row) -> str:
+    """``twitter-snowflake 2012-03-03T..., discord-snowflake 2016-04-30T...``: every plausible
+    reading with its time, the first the one shown below."""
+    times = {row["scheme"]: row["time"]}
+    times.update((alt["scheme"], alt["time"]) for alt in row.get("alternatives", ()))
+    readings = ", ".join(f"{name} {times.get(name) or 'no time'}" for name in row["ambiguous"])
+    return f"{readings} (pass --scheme to choose)"
+
+
+def _found_in(row: Row) -> list[tuple[str, object]]:
+    """Where a pasted text held the id, and the layout that reads such keys."""
+    found = row.get("found_in")
+    if not found:
+        return []
+    lines: list[tuple[str, object]] = [("found in", found["key"])]
+    if found.get("bucket"):
+        lines.append(("bucket", found["bucket"]))
+    layout = found.get("layout")
+    if layout:
+        lines.append(("layout" if layout["kind"] == "s3" else "sort key", layout["layout"]))
+        lines.append(("list with", layout["command"]))
+        if "note" in layout:
+            lines.append(("note", layout["note"]))
+    return lines
+
+
+def _row(text: str, scheme: str | None) -> dict[str, object]:
+    """What ``inspect`` prints for one text: its reading, and where a pasted text held it."""
+    if scheme is not None:
+        return {"input": text, **inspect(text, scheme=scheme).as_dict()}
+    pasted = read_pasted(text)
+    row: dict[str, object] = {"input": text}
+    if pasted.ambiguous:
+        row["ambiguous"] = list(pasted.ambiguous)
+    row.update(pasted.reading.as_dict())
+    if not pasted.whole:
+        hint = layout_hint(pasted)
+        row["found_in"] = {
+            "key": pasted.key,
+            "start": pasted.start,
+            "end": pasted.end,
+            **({"bucket": pasted.bucket} if pasted.bucket else {}),
+            **({"layout": hint.as_dict()} if hint else {}),
+        }
+    return row
+
+
+def _json(row: Row) -> str:
+    """``json_text(row)`` for a row of ``inspect`` (strings, ints, None, lists and dicts of
+    them): the same text from the C encoder, which a listing read from stdin is worth."""
+    return json.dumps(row, sort_keys=True)
+
+
+#: Rows written to stdout at once: one write per batch, not per id (reading a listing from a
+#: pipe or a file); ids given as words and a terminal get each row as it is read.
+BATCH = 512
 
 
 def run(args: argparse.Namespace) -> int:
     output = "jsonl" if args.json else args.output
     failed = 0
-
-    def rows() -> Iterator[Row]:
-        nonlocal failed
-        first = True
-        for text in _id_lines(args.ids):
-            try:
-                found = inspect(text, scheme=args.scheme)
-            except UlidkeysError as error:  # report it and go on with the other ids
-                report(f"ulidkeys inspect: {error}")
-                failed += 1
-                continue
-            row = {"input": text, **found.as_dict()}
-            yield row if output != "text" else {**row, "_first": first}
-            first = False
-
-    emit(rows(), output, _inspection_text)
+    write = sys.stdout.write
+    # ids given as words, or typed at a terminal: each row as soon as it is read
+    piped = not args.ids and sys.stdin is not None and not sys.stdin.isatty()
+    batch = BATCH if piped else 1
+    pending: list[str] = []
+    count = 0
+    for text in _id_lines(args.ids):
+        try:
+            row = _row(text, args.scheme)
+        except UlidkeysError as error:  # report it and go on with the other ids
+            if pending:  # what was read before it is printed before its line
+                write("".join(pending))
+                pending.clear()
+                sys.stdout.flush()
+            report(f"ulidkeys inspect: {error}")
+            failed += 1
+            continue
+        if output == "text":
+            pending.append(("\n" if count else "") + _inspection_text(row) + "\n")
+        elif output == "jsonl":
+            pending.append(_json(row) + "\n")
+        else:
+            pending.append(("[\n  " if count == 0 else ",\n  ") + _json(row))
+        count += 1
+        if len(pending) >= batch:
+            write("".join(pending))
+            pending.clear()
+    if output == "json":
+        pending.append("[]\n" if count == 0 else "\n]\n")
+    write("".join(pending))
     return 2 if failed else 0

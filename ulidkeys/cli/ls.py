@@ -35,7 +35,7 @@ from ulidkeys.cli.options import (
     count_arg,
     given,
 )
-from ulidkeys.cli.output import Row, emit, iso_time, report
+from ulidkeys.cli.output import Row, counted, emit, iso_time, report
 from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.cli.progress import track
 from ulidkeys.errors import InvalidValue, InvalidWindow
@@ -190,10 +190,11 @@ def run(args: argparse.Namespace) -> int:
         printed = show(listing)
     stats = listing.stats
     left_out = stats.filtered + stats.returned - printed  # by latest's filter, or by show's
-    other = f" ({left_out} with another suffix left out)" if layout.suffix else ""
+    other = f" ({left_out:,} with another suffix left out)" if layout.suffix else ""
     report(
-        f"{printed} objects{other}, {stats.calls} ListObjectsV2 calls, "
-        f"{stats.read} keys transferred, {stats.skipped} keys not fitting the layout"
+        f"{counted(printed, 'object')}{other}, {counted(stats.calls, 'ListObjectsV2 call')}, "
+        f"{counted(stats.read, 'key')} transferred, {counted(stats.skipped, 'key')} not "
+        "fitting the layout"
     )
     if printed == 0 or stats.skipped:
         _hint_layout(bucket, args.location, layout)
@@ -254,7 +255,7 @@ def _manifest_output(
         def upload(objects: Iterable[Mapping[str, Any]]) -> int:
             count, manifest = put_manifest(client, objects, bucket_name, target_bucket, key)
             print(json.dumps(manifest, sort_keys=True))
-            print(f"manifest of {count} objects written to {target}", file=sys.stderr)
+            print(f"manifest of {counted(count, 'object')} written to {target}", file=sys.stderr)
             return count
 
         return upload
@@ -265,7 +266,7 @@ def _manifest_output(
         # part-way leaves no manifest that looks whole, and no temporary file either.
         with atomic_file(path, "--manifest") as out:
             count = write_manifest(objects, bucket_name, out)
-        print(f"manifest of {count} objects written to {target}", file=sys.stderr)
+        print(f"manifest of {counted(count, 'object')} written to {target}", file=sys.stderr)
         return count
 
     return write

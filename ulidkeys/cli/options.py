@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.protocol import IdScheme
-from ulidkeys.ids.registry import scheme_named
+from ulidkeys.ids.registry import registration_of, scheme_named
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import (
     TIME_TEXT_RULE,
@@ -30,11 +30,20 @@ DEBUG_ENV = "ULIDKEYS_DEBUG"
 
 
 def scheme_arg(text: str) -> str:
-    """A ``--scheme`` name, checked when parsed (``ulidkeys schemes`` lists them)."""
+    """A ``--scheme`` name, checked when parsed (``ulidkeys schemes`` lists them); a family
+    (``typeid``) must name its member (``typeid:post``): alone it would silently be its
+    example member."""
     try:
         scheme_named(text)
+        family = registration_of(text) if ":" not in text else None
     except UlidkeysError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    if family is not None and family.scheme is None:
+        example = family.sample.name if family.sample is not None else f"{family.name}:NAME"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names a family of schemes: give {family.name}:PREFIX, e.g. {example} "
+            f"({family.name}: alone for ids without a prefix)"
+        )
     return text
 
 
@@ -145,10 +154,26 @@ def add_window(parser: argparse.ArgumentParser, since: str) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away)."""
+    """argparse, but a usage mistake is one line too (the usage is one ``--help`` away), and
+    a word that starts with one ``-`` but is no option of the command is a value: an id
+    (Firebase push ids start with ``-``: ``inspect -NxYz...``) or an option's value
+    (``--suffix -thumb.jpg``, ``--cursor -Nx...``). ``--`` still ends the options; an unknown
+    ``--word`` is still a mistake."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        # argparse's hook deciding whether a word is an option (None: a value). Only a word
+        # whose first two characters are no short option of this command is changed.
+        if (
+            len(arg_string) > 1
+            and arg_string[0] == "-"
+            and arg_string[1] != "-"
+            and arg_string[:2] not in self._option_string_actions
+        ):
+            return None
+        return super()._parse_optional(arg_string)
 
 
 def given(flag: Any, configured: Any, default: Any) -> Any:

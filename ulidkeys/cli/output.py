@@ -61,6 +61,14 @@ def emit(rows: Iterable[Row], output: str, text: Callable[[Row], str]) -> int:
     return count
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 key``, ``2,000 keys``: the count with thousands separators (as the progress line
+    shows it) and the noun in the singular for one."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count:,} {plural or noun + 's'}"
+
+
 def report(line: str) -> None:
     print(line, file=sys.stderr)
 

@@ -32,13 +32,14 @@ from ulidkeys.cli.options import (
     count_arg,
     given,
 )
-from ulidkeys.cli.output import emit, json_text, report
+from ulidkeys.cli.output import counted, emit, json_text, report
 from ulidkeys.cli.progress import track
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.awscli import dynamodb_commands
 from ulidkeys.planning.queries import plan_window as plan_query_window
+from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 50
@@ -178,6 +179,44 @@ def run(args: argparse.Namespace) -> int:
     with items:
         count = show(items)
     stats = items.stats
-    report(f"{count} items, {stats.calls} Query calls, {stats.read} items read")
+    report(
+        f"{counted(count, 'item')}, {counted(stats.calls, 'Query call')}, "
+        f"{counted(stats.read, 'item')} read"
+    )
+    if count == 0:
+        _hint_sort_keys(client, args, entity, fields)
     print_cursor(items.cursor)
     return 0
+
+
+#: Sort keys a hint reads, at most (one Query).
+HINT_KEYS = 20
+
+
+def _hint_sort_keys(
+    client: Any, args: argparse.Namespace, entity: Entity, fields: Mapping[str, Any]
+) -> None:
+    """After a query that found nothing: what the sort keys of its (first) partition look
+    like and the ``--scheme`` that reads them, as ``ls`` hints for S3 (one bounded Query; a
+    hint never fails the command)."""
+    try:
+        plan = plan_query_window(entity, None, None, index=args.index, fields=fields)
+        call = plan.groups[0][0]
+        request: dict[str, Any] = {
+            "TableName": args.table,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": call.pk_attr, "#sk": call.sk_attr},
+            "ExpressionAttributeValues": {":pk": {"S": call.partition}},
+            "ProjectionExpression": "#sk",
+            "Limit": HINT_KEYS,
+        }
+        if call.index is not None:
+            request["IndexName"] = call.index
+        page = client.query(**request)
+        keys = [
+            item[call.sk_attr]["S"] for item in page.get("Items", ()) if "S" in item[call.sk_attr]
+        ]
+        line = hints.sort_key_hint(call.partition, keys, entity.scheme.name, entity.separator)
+    except Exception:  # the query's own answer stands; a failed look adds nothing
+        return
+    report(f"hint: {line}")

@@ -125,7 +125,7 @@ def _range_text(row: Row) -> str:
     if "cover" in row:
         extra = row["cover_extra_ms"]
         span = row["end_ms"] - row["start_ms"]
-        kind = "exact" if not extra else f"{extra} ms extra ({(span + extra) / span:.3g}x)"
+        kind = "exact" if not extra else f"{human_span(extra)} extra ({(span + extra) / span:.3g}x)"
         lines.append(f"cover       {len(row['cover'])} prefixes, {kind}")
         lines += [f"  {prefix}" for prefix in row["cover"]]
     if "aws" in row:

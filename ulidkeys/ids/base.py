@@ -10,6 +10,7 @@ import re
 from ulidkeys.errors import (
     InvalidId,
     InvalidType,
+    InvalidValue,
     TimeOutOfRange,
     describe,
     require_int,
@@ -105,6 +106,17 @@ class IntCodedScheme:
     def parse(self, text: str) -> str:
         """The canonical text of ``text``; InvalidId naming the rule if it is no id."""
         return self._encode(self._decode(self._checked_text(text)))
+
+    def decoded(self, text: str) -> tuple[str, int, int | None]:
+        """``(parse(text), to_int(text), timestamp_ms(text) or None)`` from one decoding of
+        the text: what ``inspect`` reads of every id of a listing (None: the id holds no time,
+        a UUIDv4's)."""
+        value = self._decode(self._checked_text(text))
+        try:
+            ms: int | None = self._time_of(value)
+        except InvalidValue:
+            ms = None
+        return self._encode(value), value, ms
 
     def timestamp_ms(self, text: str) -> int:
         """The epoch millisecond held in the id (floored to the scheme's resolution)."""

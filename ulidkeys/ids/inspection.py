@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -78,13 +77,23 @@ class Inspection:
         return result
 
 
-def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
+def _decoded(scheme: IdScheme, text: str) -> tuple[str, int, int | None]:
+    """``(canonical text, numeric form, time or None)`` of an id: from one decoding where the
+    scheme offers it (``decoded``: parse, to_int and timestamp_ms would each decode the text,
+    three times for every id of a listing), by the protocol otherwise."""
+    decoded = getattr(scheme, "decoded", None)
+    if decoded is not None:
+        return decoded(text)  # type: ignore[no-any-return]
     canonical = scheme.parse(text)
     value = scheme.to_int(canonical)
     try:
-        ms: int | None = scheme.timestamp_ms(canonical)
+        return canonical, value, scheme.timestamp_ms(canonical)
     except InvalidValue:  # v3/v4/v5, nil and max hold no time (the text is valid by now)
-        ms = None
+        return canonical, value, None
+
+
+def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
+    canonical, value, ms = _decoded(scheme, text)
     in_range = ms is not None and _FIRST_DATETIME_MS <= ms <= MAX_DATETIME_MS
     when = ms_to_datetime(ms) if in_range and ms is not None else None
     return Inspection(
@@ -110,7 +119,8 @@ def _forms(scheme: IdScheme, text: str, value: int) -> dict[str, str]:
     if isinstance(bits, int):
         forms["hex"] = f"{value:0{(bits + 3) // 4}x}"
     if bits == 128:
-        forms["uuid"] = str(uuid.UUID(int=value))
+        hexed = forms["hex"]  # str(uuid.UUID(int=value)), without making the object
+        forms["uuid"] = f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
         if scheme.name != "ulid":
             forms["ulid"] = base32.encode_ulid(value)
     if scheme.numeric:
@@ -119,10 +129,27 @@ def _forms(scheme: IdScheme, text: str, value: int) -> dict[str, str]:
     return forms
 
 
+def _could_be(scheme: IdScheme | None) -> Callable[[str], bool]:
+    """A cheap test that is False only where ``scheme.parse`` would refuse the text: the
+    length (and the digits of a numeric scheme), checked before a refusal's message is built
+    (reading a listing, most readers refuse most lines)."""
+    if scheme is None:  # a family: the member, so its length, depends on the text
+        return lambda text: True
+    length = scheme.length
+    could_read = getattr(scheme, "could_read", None)  # a scheme's own quick test, if it has one
+    if could_read is not None:
+        return lambda text: len(text) == length and bool(could_read(text))
+    if scheme.numeric:
+        return lambda text: 0 < len(text) <= length and text.isascii() and text.isdigit()
+    return lambda text: len(text) == length
+
+
 def _reader(reading: Reading, entry: Registration) -> Callable[[str], list[Inspection]]:
+    could_be = _could_be(entry.scheme)
+
     def read(text: str) -> list[Inspection]:
         spelled = reading.spelling(text)
-        if spelled is None:
+        if spelled is None or not could_be(spelled):
             return []
         try:
             return [_reading(entry.fields, entry.scheme_for(spelled), spelled)]
@@ -142,6 +169,12 @@ READERS: tuple[Callable[[str], list[Inspection]], ...] = tuple(
 )
 
 
+#: What :data:`READERS` do, as data: ``(spelling, could_be, registration)`` in the same order.
+_PLAN: tuple[tuple[Callable[[str], str | None], Callable[[str], bool], Registration], ...] = tuple(
+    (reading.spelling, _could_be(entry.scheme), entry) for reading, entry in READINGS
+)
+
+
 def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     """What id ``text`` is: scheme, canonical text, time (aware UTC) and fields.
 
@@ -158,10 +191,27 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
         fields, chosen = _scheme_named(scheme, text)
         return _reading(fields, chosen, text)
     found: list[Inspection] = []
-    for reader in READERS:
-        for reading in reader(text):
-            if all(reading.scheme != seen.scheme for seen in found):
-                found.append(reading)
+    named: set[str] = set()
+    # READERS, unrolled: each spelling made once (eight UUID readers share one), the length
+    # told before any parse, a scheme already read not read again (a UUID's text is read as
+    # 8-4-4-4-12 and as 32 hex); a listing read line by line pays this loop once per line
+    spelled_as: dict[object, str | None] = {}
+    for spelling, could_be, entry in _PLAN:
+        if entry.name in named and entry.scheme is not None:
+            continue
+        if spelling in spelled_as:
+            spelled = spelled_as[spelling]
+        else:
+            spelled = spelled_as[spelling] = spelling(text)
+        if spelled is None or not could_be(spelled):
+            continue
+        try:
+            reading = _reading(entry.fields, entry.scheme_for(spelled), spelled)
+        except InvalidId:
+            continue
+        if reading.scheme not in named:
+            found.append(reading)
+            named.add(reading.scheme)
     if not found:
         near = _near_misses(text)
         also = f" ({near[0]})" if near else ""
@@ -169,9 +219,10 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
             f"{describe(text)} is no id of any supported scheme{also}: {_reasons(text)}"
         )
     first, *rest = found
-    return dataclasses.replace(
-        first, alternatives=tuple(rest), notes=(*_timestamp_notes(text), *_near_misses(text))
-    )
+    notes = (*_timestamp_notes(text), *_near_misses(text))
+    if not rest and not notes:  # most ids: one reading, nothing to add (replace() is slow)
+        return first
+    return dataclasses.replace(first, alternatives=tuple(rest), notes=notes)
 
 
 #: Libraries whose id objects print as their id's canonical text (``str(obj)``): python-ulid,
@@ -256,6 +307,11 @@ def _reasons(text: str) -> str:
                 reasons.append(f"as {scheme.name}: {error}")
     if reasons:
         return "; ".join(reasons)
+    if text.isascii() and text.isdigit() and len(text) <= 40 and int(text) >> 64:
+        return (
+            f"it is past 2**64 - 1 ({2**64 - 1}), the largest 64-bit id (Snowflakes and "
+            "the other numeric ids are 64-bit)"
+        )
     return f"it has {len(text)} characters; id lengths: {_LENGTHS}"
 
 

@@ -115,9 +115,17 @@ def require_sortable(scheme: IdScheme) -> IdScheme:
     if not scheme.sorts_by_time:
         raise InvalidValue(
             f"the text of {scheme.name} ids does not sort by time, so no key range can select "
-            "a time window; use a fixed-width (zero-padded) form of the scheme"
+            f"a time window; {_sortable_advice(scheme)}"
         )
     return scheme
+
+
+def _sortable_advice(scheme: IdScheme) -> str:
+    """What to use instead of a scheme whose text does not sort: a number's text sorts once
+    zero-padded; a UUID's does not in any form (random bits, or a time split across fields)."""
+    if scheme.numeric:
+        return "use a fixed-width (zero-padded) form of the scheme"
+    return "keys read by time need a time-ordered scheme (e.g. ulid, uuid7, uuid6, ksuid)"
 
 
 def has_no_time(scheme: IdScheme) -> bool:

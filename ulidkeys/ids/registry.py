@@ -22,7 +22,7 @@ from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Clock, RandBits, Reading, Registration
 
 #: Modules of the package that import this one (so are not scheme modules).
-_ABOVE = frozenset({"registry", "inspection"})
+_ABOVE = frozenset({"registry", "inspection", "pasted"})
 
 
 def _scheme_modules() -> Iterator[str]:

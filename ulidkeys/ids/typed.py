@@ -155,6 +155,12 @@ class TaggedUlidScheme(IntCodedScheme):
         tag = value >> 128
         return None if tag == self.tag else f"its type tag is {tag}, not {self.tag}"
 
+    def could_read(self, text: str) -> bool:
+        """False for text whose first character holds another tag (``inspect`` tries every
+        scheme on every line: this one refuses most without building the reason)."""
+        first = base32.ALPHABET.find(text[:1].upper())
+        return first < 0 or first >> 3 == self.tag
+
     def _decode(self, text: str) -> int:
         if len(text) != base32.ULID_LENGTH:
             raise self._invalid(text, f"expected 26 characters, got {len(text)}")
@@ -199,7 +205,10 @@ TAGGED_ULIDS: tuple[TaggedUlidScheme, ...] = (ULID_TAG1, ULID_TAG2, ULID_TAG3)
 
 
 def _typeid_text(text: str) -> str | None:
-    """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase."""
+    """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase; a
+    TypeID never holds '-' (its prefix is letters and '_', its suffix base32), a UUID does."""
+    if "-" in text:
+        return None
     return text if "_" in text or text.islower() or text.isdigit() else None
 
 

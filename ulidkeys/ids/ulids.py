@@ -4,6 +4,8 @@ default scheme, first in the registry).
 
 from __future__ import annotations
 
+import re
+
 from ulidkeys import base32
 from ulidkeys.errors import (
     InvalidULID,
@@ -29,7 +31,9 @@ class UlidScheme(IntCodedScheme):
     _error = InvalidULID
 
     def _decode(self, text: str) -> int:
-        return int(ULID.from_str(text))
+        if _CANONICAL.fullmatch(text) is not None:  # most text read: decoded with no object
+            return int(text.encode("ascii").translate(base32.DECODE_TABLE), 32)
+        return int(ULID.from_str(text))  # the rest: lowercase, or refused with the reason
 
     def _encode(self, value: int) -> str:
         return base32.encode_ulid(value)
@@ -60,6 +64,8 @@ class UlidScheme(IntCodedScheme):
 
 #: ULID: 48-bit ms time + 80 random bits, 26 Crockford base32 characters (the default).
 ULID_SCHEME = UlidScheme()
+#: Canonical ULID text (uppercase, at most the largest ULID).
+_CANONICAL = re.compile(UlidScheme.pattern)
 
 
 def ulid_fields(scheme: object, value: int) -> dict[str, Field]:

@@ -31,6 +31,14 @@ class UuidScheme(IntCodedScheme):
             f"[0-9a-f]{{8}}-[0-9a-f]{{4}}-{version}[0-9a-f]{{3}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}"
         )
 
+    def could_read(self, text: str) -> bool:
+        """False for 8-4-4-4-12 text whose version character (the 15th) is another version's:
+        ``inspect`` tries every UUID version on each line, and this refuses most of them
+        without building the reason (a scheme with its own rule, nil or max, reads on)."""
+        if type(self)._broken_rule is not UuidScheme._broken_rule or len(text) != 36:
+            return True
+        return text[14:15].lower() == f"{self.version:x}"
+
     def _broken_rule(self, value: int) -> str | None:
         if (value >> 76) & 0xF != self.version:
             return f"the version nibble is {(value >> 76) & 0xF}, not {self.version}"

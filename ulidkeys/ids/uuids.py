@@ -138,6 +138,10 @@ class _SpecialUuidScheme(_TimelessUuidScheme):
         self._value = value
         self.pattern = re.escape(self._encode(value))
 
+    def could_read(self, text: str) -> bool:
+        """Only its one text (in either case): every other UUID is refused before decoding."""
+        return len(text) != 36 or text.lower() == self._encode(self._value)
+
     def _broken_rule(self, value: int) -> str | None:
         return None if value == self._value else f"it is not {self._encode(self._value)}"
 

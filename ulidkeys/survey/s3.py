@@ -37,6 +37,7 @@ from ulidkeys.survey.common import (
     times_dict,
     updated,
 )
+from ulidkeys.survey.hints import deeper_note
 
 #: Share of the keys read that must fit the layout before its shards are taken to count the
 #: prefix (keys of another writer in the same folders need not spread by the layout's rule).
@@ -154,7 +155,8 @@ def survey_program(
             )
         else:
             notes.append(
-                "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
+                deeper_note(location, prefix, keys)
+                or "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
             )
         return updated(found, stats, notes=tuple(notes))
     times = [ms for key in keys if (ms := key_time(layout, key)) is not None]

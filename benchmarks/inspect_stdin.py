@@ -1,0 +1,105 @@
+"""``ulidkeys inspect`` reading a listing from stdin: ids per second of this checkout's CLI, and
+of another checkout's side by side (``--old PATH``, e.g. the commit before the fast path), each
+a fresh ``python`` process reading the same file of ids into /dev/null. Best of N, by the
+child processes' CPU time (on a shared machine the wall time says more about the neighbours)
+and their wall time. Not a timed test.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/inspect_stdin.py [--count 100000]
+        [--repeat 3] [--old /path/to/an/older/checkout]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ulidkeys.ids.registry import generator_for, registration_of
+
+HERE = Path(__file__).resolve().parent.parent
+RUN = "import sys; from ulidkeys.cli import main; sys.exit(main(sys.argv[1:]))"
+T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
+
+
+def ids(scheme: str, count: int, seed: int = 7) -> list[str]:
+    """``count`` ids of ``scheme`` made over a day, seeded (the same file on every run)."""
+    rng = random.Random(seed)
+    times = iter(sorted(T0 + rng.randrange(86_400_000) for _ in range(count)))
+    node = {"node": 1} if registration_of(scheme).takes_node else {}
+    make = generator_for(scheme, clock=lambda: next(times), randbits=rng.getrandbits, **node)
+    return [make() for _ in range(count)]
+
+
+def timed(checkout: Path, path: Path, argv: list[str]) -> tuple[float, float]:
+    """``(CPU seconds, wall seconds)`` of one run of the CLI of ``checkout`` on ``path``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with path.open("rb") as stdin, open(os.devnull, "wb") as stdout:
+        subprocess.run(
+            [sys.executable, "-c", RUN, "inspect", *argv],
+            stdin=stdin,
+            stdout=stdout,
+            env={**os.environ, "PYTHONPATH": str(checkout)},
+            cwd=path.parent,  # not a checkout: `python -c` imports from its folder first
+            check=True,
+        )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def best(
+    checkouts: list[Path], path: Path, argv: list[str], repeat: int
+) -> list[tuple[float, float]]:
+    """The best CPU and wall time of each checkout, their runs taking turns (a neighbour's
+    load then weighs on each alike)."""
+    runs: list[list[tuple[float, float]]] = [[] for _ in checkouts]
+    for _ in range(repeat):
+        for index, checkout in enumerate(checkouts):
+            runs[index].append(timed(checkout, path, argv))
+    return [(min(c for c, _ in done), min(w for _, w in done)) for done in runs]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--old", type=Path, default=None, help="another checkout to compare")
+    args = parser.parse_args()
+    cases = [
+        ("ulid", []),
+        ("ulid", ["-o", "jsonl"]),
+        ("uuid7", []),
+        ("twitter-snowflake", []),
+    ]
+    checkouts = [("this checkout", HERE)] + ([("--old", args.old)] if args.old else [])
+    print(f"ulidkeys inspect < {args.count:,} ids > /dev/null, best of {args.repeat}")
+    header = "| ids | output |" + "".join(
+        f" {name} ids/s (CPU) | {name} CPU s | {name} wall s |" for name, _ in checkouts
+    )
+    print(header + (" speed-up (CPU) |" if args.old else ""))
+    print("|" + "---|" * (header.count("|") - 1 + (1 if args.old else 0)))
+    with tempfile.TemporaryDirectory() as folder:
+        for scheme, argv in cases:
+            path = Path(folder) / f"{scheme}.txt"
+            if not path.exists():
+                path.write_text("".join(f"{line}\n" for line in ids(scheme, args.count)))
+            row = f"| {scheme} | {' '.join(argv) or 'text'} |"
+            cpus = []
+            for cpu, wall in best([c for _, c in checkouts], path, argv, args.repeat):
+                cpus.append(cpu)
+                row += f" {args.count / cpu:,.0f} | {cpu:.2f} | {wall:.2f} |"
+            if args.old:
+                row += f" {cpus[1] / cpus[0]:.1f}x |"
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
