@@ -7,6 +7,7 @@ order, oldest or newest first, however the chains cut their entries into lists.
 from __future__ import annotations
 
 import heapq
+from itertools import pairwise
 from typing import Any
 
 from hypothesis import given, settings
@@ -21,7 +22,7 @@ def _lists(entries: list[Any], cuts: list[int]) -> list[list[Any]]:
     """``entries`` cut into non-empty lists at the given offsets (chains never give an empty
     list)."""
     edges = sorted({cut % (len(entries) + 1) for cut in cuts} | {0, len(entries)})
-    return [entries[a:b] for a, b in zip(edges, edges[1:]) if b > a]
+    return [entries[a:b] for a, b in pairwise(edges) if b > a]
 
 
 @settings(max_examples=300)
@@ -37,7 +38,9 @@ def test_merge_batches_gives_the_order_of_heapq_merge(
         for number, (chain, _cuts) in enumerate(chains)
     ]
     expected = list(heapq.merge(*streams, key=lambda e: e[0], reverse=descending))
-    batched = [iter(_lists(stream, cuts)) for stream, (_c, cuts) in zip(streams, chains)]
+    batched = [
+        iter(_lists(stream, cuts)) for stream, (_c, cuts) in zip(streams, chains, strict=True)
+    ]
     got = list(merge_batches(batched, descending))
     assert all(got), "an empty list"
     assert [entry for batch in got for entry in batch] == expected
