@@ -207,13 +207,7 @@ class _Template:
             f"<{tag}>{forms.get(member.kind, f'({_TEXT}*)')}</{tag}>[ \t\n]*"
             for tag, member in zip(tags, members, strict=True)
         )
-        record = f"<{outer}>[ \t\n]*{leaves}</{outer}>[ \t\n]*"
-        self.match = re.compile(record).match
-        # a run of such records, matched whole (in C), then cut into records by findall: the
-        # same records as matching one at a time (each starts where the last ended), without
-        # a Python step per record
-        self.run = re.compile(f"(?:{record})+").match
-        self.findall = re.compile(record).findall
+        self.match = re.compile(f"<{outer}>[ \t\n]*{leaves}</{outer}>[ \t\n]*").match
         self.order = sorted(range(len(members)), key=lambda i: members[i].rank)
         self.names = tuple(members[i].name for i in self.order)
 
@@ -363,12 +357,13 @@ class PageReader:
                         fields, out, rank, shuffled = member.fields, {}, -1, False
                         pos = found.end()
                         continue
-                    run = template.run(inner, pos)
-                    assert run is not None  # its first record matched
-                    rows = template.findall(inner, pos, run.end())
-                    if len(template.names) < 2:  # findall gives text, not tuples, then
-                        rows = [(row,) if template.names else () for row in rows]
-                    pos = run.end()
+                    # one match a record (matching a whole run at once, then findall, was
+                    # measured slower: sre's long repetitions cost more than the loop)
+                    rows = []
+                    while record is not None:
+                        rows.append(record.groups())
+                        pos = record.end()
+                        record = match(inner, pos)
                     items += build(rows, moments)
                     continue
                 else:  # an opening tag: the structure's members follow
