@@ -44,8 +44,14 @@ LAYOUT = KeyLayout("up/")
 CUMULATIVE = [
     ("object construction", "pages.py", "build"),  # the dicts of a run of records
     ("page read", "pages.py", "read"),  # the rest of the page reader (regexes, checks)
-    ("locate", "layout.py", "locate"),
+    ("locate (the plan's verdict on each key)", "plans.py", "judge"),  # calls the locator
+    ("locate (the plan's verdict on each key)", "layout.py", "locate"),
+    ("locate (the plan's verdict on each key)", "layout.py", "locate_plain"),
     ("object construction", "bucket.py", "page"),  # (key, object) pairs of a page
+]
+BY_NAME = [
+    ("handing over (Results, the caller's loop)", "execution.py", "__next__"),
+    ("handing over (Results, the caller's loop)", "s3_breakdown.py", "<genexpr>"),
 ]
 OWN = [
     ("slicing bookkeeping", ("plans.py", "chains.py", "slicing.py")),
@@ -138,8 +144,12 @@ def categorise(stats: dict[Any, Any]) -> dict[str, float]:
     for func, row in stats.items():
         if func in taken:
             continue
-        category = "other (consumer loop, threads, builtins)"
-        for name, parts in OWN:
+        category = "other (threads, builtins)"
+        for name, file_part, function in BY_NAME:
+            if func[0].endswith(file_part) and func[2] == function:
+                category = name
+                break
+        for name, parts in [] if category != "other (threads, builtins)" else OWN:
             if any(part in func[0] for part in parts):
                 category = name
                 break
