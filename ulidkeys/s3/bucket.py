@@ -8,6 +8,7 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine.execution``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import Page, Stats
@@ -93,13 +94,17 @@ class ListingSource:
                 "NextContinuationToken; resume from the listing's .cursor"
             )
         contents = response.get("Contents") or []
-        entries: list[tuple[str, Obj]] = [(obj["Key"], obj) for obj in contents]
+        # (key, object) pairs made in C: no Python step per key
+        entries: list[tuple[str, Obj]] = list(zip(map(_KEY, contents), contents, strict=True))
         folders = response.get("CommonPrefixes") or []
         if folders:
             entries += [(entry["Prefix"], entry) for entry in folders]
             entries.sort(key=_first)  # S3 interleaves the two lists in key order
         read = len(contents) + len(folders)
         return Page(entries, None if next_token is None else (next_token, done + read), read)
+
+
+_KEY = itemgetter("Key")
 
 
 def _first(entry: tuple[str, Obj]) -> str:
