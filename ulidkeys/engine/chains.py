@@ -143,7 +143,7 @@ class ChainState(Generic[CallT]):
         stop = call.stop_at if call.ordered and not plan.newest_first else None
         descending = plan.newest_first
         previous = self._previous
-        judge = plan.judger
+        judge = plan.judge
         owns = self.owns
         out: list[Ordered] = []
         ended = False

@@ -9,11 +9,13 @@ shared with the asyncio shell.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 from ulidkeys.engine.chains import (
+    _POSITION,
     CallT,
     ChainState,
     Item,
@@ -25,9 +27,9 @@ from ulidkeys.engine.chains import (
 )
 from ulidkeys.engine.pools import pool_size, warn_crowded
 from ulidkeys.engine.programs import Collect, Fetch, Give, Program
-from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers, merge_batches
+from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers
 from ulidkeys.engine.slicing import Slicing, TimeSlice
-from ulidkeys.planning.plans import Plan, Position
+from ulidkeys.planning.plans import Plan
 
 _Self = TypeVar("_Self", bound="Closing")
 
@@ -62,35 +64,6 @@ class Results(Yielded[Iterator[Ordered]], Closing, Iterator[Item]):
 
     def __next__(self) -> Item:
         return self._took(next(self._items))  # type: ignore[no-any-return]
-
-
-class _BatchedResults(Results[Item]):
-    """:class:`Results` whose source gives lists of entries (a page's worth) instead of one
-    entry at a time: each item is taken from the list in hand, with no generator step below
-    this one per item (what :func:`run` hands back; the bookkeeping is the same)."""
-
-    _batch: list[Ordered]
-
-    def __init__(
-        self,
-        source: Callable[[Stats], Iterator[list[Ordered]]],
-        cursor_of: Callable[[Position], str],
-        stats: Stats | None = None,
-    ) -> None:
-        super().__init__(source, cursor_of, stats)  # type: ignore[arg-type]
-        self._batch, self._index = [], 0
-
-    def __next__(self) -> Item:
-        index, batch = self._index, self._batch
-        if index == len(batch):
-            # lists are never empty; a StopIteration of the source ends this iterator too
-            self._batch = batch = next(self._items)  # type: ignore[arg-type]
-            index = 0
-        self._index = index + 1
-        position, item = batch[index]
-        self._last = position
-        self.stats.returned += 1
-        return item  # type: ignore[no-any-return]
 
 
 class _Inline:
@@ -129,27 +102,23 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
         token, limit = request
         return self.pool.submit(self.source.fetch, state.call, token, limit)  # type: ignore[no-any-return]
 
-    def chain(self, call: CallT) -> Iterator[list[Ordered]]:
-        """The chain's positioned items, a page's worth (never none) at a time; its first
-        request is sent at once, so chains overlap."""
+    def chain(self, call: CallT) -> Iterator[Ordered]:
+        """The chain's positioned items; its first request is sent at once, so chains overlap."""
         state = self.chain_state(call)
         pending = self._send(state)
         return self._pages(state, pending)
 
-    def _pages(
-        self, state: ChainState[CallT], pending: Future[Page] | None
-    ) -> Iterator[list[Ordered]]:
+    def _pages(self, state: ChainState[CallT], pending: Future[Page] | None) -> Iterator[Ordered]:
         while pending is not None:
             items = state.receive(pending.result())
             # Read-ahead: ask for the next page while this one is consumed (not with a limit
             # or a page budget, where a request sent early may be a request wasted).
             pending = self._send(state) if self.read_ahead else None
-            if items:
-                yield items
+            yield from items
             if not self.read_ahead:
                 pending = self._send(state)
 
-    def slices(self, slicing: Slicing[CallT]) -> list[Iterator[list[Ordered]]]:
+    def slices(self, slicing: Slicing[CallT]) -> list[Iterator[Ordered]]:
         """Each chain's items, its time slices sent as :class:`Slicing` asks."""
         futures: dict[Future[Page], TimeSlice[CallT]] = {}
 
@@ -164,11 +133,10 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
             for future in done:
                 slicing.receive(futures.pop(future), future.result())
 
-        def chain(index: int) -> Iterator[list[Ordered]]:
+        def chain(index: int) -> Iterator[Ordered]:
             while True:
                 items = slicing.take(index)
-                if items:
-                    yield items
+                yield from items
                 if slicing.finished(index):
                     return
                 if not items:
@@ -181,7 +149,7 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
         if self.connections is not None and in_flight > self.connections:
             warn_crowded(self.client, self.connections, in_flight)
 
-    def group(self, calls: tuple[CallT, ...]) -> Iterator[list[Ordered]]:
+    def group(self, calls: tuple[CallT, ...]) -> Iterator[Ordered]:
         slicing = self.sliced(calls)
         if slicing is not None:
             streams = self.slices(slicing)
@@ -190,50 +158,26 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
             self._crowded(min(len(calls), self.max_workers))
         if len(streams) == 1:
             return streams[0]
-        # a list at a time: the order of Merge, without a heap push per item
-        return merge_batches(streams, self.plan.newest_first)
-
-    def batches(self) -> Generator[list[Ordered], None, None]:
-        """The plan's entries in result order, in non-empty lists (a page's worth at most);
-        the pool is shut down when they end or stop."""
-        try:
-            while (group := self.next_group(self.group)) is not None:
-                for batch in group:
-                    remaining = self.remaining()
-                    if remaining is not None and len(batch) >= remaining:
-                        self.yielded += remaining
-                        yield batch[:remaining]
-                        return
-                    self.yielded += len(batch)
-                    yield batch
-        finally:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+        # heapq.merge in C: the order of Merge, without a Python step per item
+        return heapq.merge(*streams, key=_POSITION, reverse=self.plan.newest_first)
 
     def items(self) -> Iterator[Ordered]:
-        """The plan's entries in result order, one at a time."""
-        batches = self.batches()
+        """The plan's entries in result order; the pool is shut down when they end or stop."""
         try:
-            for batch in batches:
-                yield from batch
+            while (group := self.next_group(self.group)) is not None:
+                if self.plan.limit is None:
+                    yield from group  # nothing to count: no Python step per item
+                    continue
+                for entry in group:
+                    yield entry
+                    if self.took():
+                        return
         finally:
-            batches.close()
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 #: The plan's ``(position, item)`` pairs in result order (the building block of :func:`run`).
 stream = _Runner.stream
-
-
-def batches(
-    plan: Plan[CallT],
-    source: PageSource[CallT],
-    stats: Stats,
-    *,
-    max_workers: int = 8,
-    split: bool = False,
-) -> Iterator[list[Ordered]]:
-    """:func:`stream`'s entries in non-empty lists, a page's worth at most (what :func:`run`
-    reads: a list at a time costs no generator step per item)."""
-    return _Runner(plan, source, stats, max_workers, None, split).batches()
 
 
 def run(
@@ -245,8 +189,8 @@ def run(
     slices once its first page shows more than a few pages to go (not with a ``limit``).
     """
     check_workers(max_workers)
-    return _BatchedResults(
-        lambda stats: batches(plan, source, stats, max_workers=max_workers, split=split),
+    return Results(
+        lambda stats: stream(plan, source, stats, max_workers=max_workers, split=split),
         plan.cursor,
     )
 

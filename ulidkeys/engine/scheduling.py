@@ -6,12 +6,11 @@ of the results handed out (:class:`Yielded`).
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from ulidkeys.engine.chains import _POSITION, CallT, ChainState, Ordered, Stats
+from ulidkeys.engine.chains import CallT, ChainState, Ordered, Stats
 from ulidkeys.engine.slicing import Slicing
 from ulidkeys.errors import require_count
 from ulidkeys.planning.plans import Plan, Position
@@ -87,77 +86,6 @@ class Merge:
 
     def __bool__(self) -> bool:
         return bool(self._heap)
-
-
-def merge_batches(
-    streams: Sequence[Iterator[list[Ordered]]], descending: bool
-) -> Iterator[list[Ordered]]:
-    """The k-way merge of chains that give their entries in non-empty lists (each chain in
-    result order), a list at a time: the order of :class:`Merge` and of ``heapq.merge`` (ties
-    in chain order; a test checks it), without a heap push per entry.
-
-    Each round holds one list of every chain still running; the earliest of their last
-    positions (the latest, newest first) is a bound nothing unseen can come before, so every
-    entry held up to it goes out at once, sorted in C (a stable sort of runs already in
-    order, in chain order: ties keep it). The chain that set the bound gave all it held and
-    is asked for its next list. Where chains do not overlap in time, a round gives one
-    chain's whole list, unsorted."""
-    running: list[Iterator[list[Ordered]] | None] = list(streams)
-    held: list[list[Ordered]] = [[] for _ in running]
-    while True:
-        bound: Position | None = None
-        first = 0  # the first running chain whose list ends at the bound
-        for index, stream in enumerate(running):
-            if stream is None:
-                continue
-            if not held[index]:
-                batch = next(stream, None)
-                if batch is None:
-                    running[index] = None  # ended: what it holds is all it gives
-                    continue
-                held[index] = batch
-            last = held[index][-1][0]
-            if bound is None or (last > bound if descending else last < bound):
-                bound, first = last, index
-        out: list[Ordered] = []
-        parts = 0
-        for index, entries in enumerate(held):
-            if not entries:
-                continue
-            # entries at the bound itself wait in chains after ``first``: it may give more
-            # such ties, and ties go out in chain order
-            cut = (
-                len(entries)
-                if bound is None
-                else _cut(entries, bound, descending, inclusive=index <= first)
-            )
-            if cut:
-                out += entries[:cut] if cut < len(entries) else entries
-                held[index] = entries[cut:]
-                parts += 1
-        if not out:
-            return  # every chain ended and gave all it held
-        if parts > 1:
-            out.sort(key=_POSITION, reverse=descending)
-        yield out
-
-
-def _cut(entries: list[Ordered], bound: Position, descending: bool, inclusive: bool) -> int:
-    """How many of ``entries`` (in result order) come before ``bound`` (or at it,
-    ``inclusive``)."""
-    if not descending:
-        if inclusive:
-            return bisect_right(entries, bound, key=_POSITION)
-        return bisect_left(entries, bound, key=_POSITION)
-    lo, hi = 0, len(entries)
-    while lo < hi:  # the first entry past the bound (newest first: positions descend)
-        mid = (lo + hi) // 2
-        position = entries[mid][0]
-        if position < bound or (not inclusive and position == bound):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _same(position: Position) -> Position:

@@ -41,10 +41,6 @@ class UlidScheme(IntCodedScheme):
     def _time_of(self, value: int) -> int:
         return value >> 80
 
-    #: :meth:`canonical_time` is ``int(text[:10].encode("ascii").translate(DECODE_TABLE), 32)``
-    #: (``ulidkeys.base32``): a listing's locator decodes it in place, with no call per key.
-    canonical_time_digits = 10
-
     def canonical_time(self, text: str) -> int:
         """The time of text that already matched :attr:`pattern` (the fast path of listings):
         its 10 time characters, decoded with no further checks."""

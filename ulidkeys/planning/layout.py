@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ulidkeys.base32 import DECODE_TABLE
 from ulidkeys.errors import (
     InvalidKeyPart,
     InvalidLayout,
@@ -331,29 +330,6 @@ class KeyLayout:
         # (first ms, end ms, folder text) of the last period folder computed: one tuple, read
         # and replaced whole, so threads sharing the plan never see a half-updated one
         last: list[tuple[int, int, str]] = [(0, -1, "")]
-        digits = getattr(scheme, "canonical_time_digits", None)
-        if (
-            digits is not None
-            and time_of == getattr(scheme, "canonical_time", None)
-            and random_of is None
-            and folder_of is None
-            and partition is None
-            and not newest_first
-        ):
-            # the common layout (prefix, id, suffix): the same verdict with the checks that
-            # cannot apply left out and the id's time decoded in place (no call per key)
-            time_end = start + digits
-
-            def locate_plain(key: str) -> Located | None:
-                if not key.startswith(prefix) or id_match(key, start, end) is None:
-                    return None
-                tail = key[end:]
-                if tail != suffix and ext_match(tail) is None:
-                    return None
-                ms = int(key[start:time_end].encode("ascii").translate(DECODE_TABLE), 32)
-                return key[start:end], ms, key
-
-            return locate_plain
 
         def locate(key: str) -> Located | None:
             if not key.startswith(prefix) or id_match(key, start, end) is None:

@@ -137,60 +137,18 @@ class Plan(Generic[CallT]):
     before: Position | None = None
     # the strategy's locate, bound once: judge() runs for every key a listing reads
     _locate: Callable[[Any], Located | None] = field(init=False, repr=False, compare=False)
-    # judge() as one closure over the plan's bounds (what chains call per key: no attribute
-    # lookups, no method call in between)
-    _judge: Callable[[Any], Position | str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_locate", self.strategy.locate)
-        object.__setattr__(self, "_judge", self._judging())
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        del state["_locate"], state["_judge"]  # made again from the strategy
+        del state["_locate"]  # made again from the strategy
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__post_init__()
-
-    def _judging(self) -> Callable[[Any], Position | str]:
-        locate, start, end = self._locate, self.start_ms, self.end_ms
-        after, before, newest_first = self.after, self.before, self.newest_first
-        if after is None and before is None:
-
-            def judge(key: Any) -> Position | str:
-                found = locate(key)
-                if found is None:
-                    return SKIP
-                id_text, ms, text = found
-                if not start <= ms < end:
-                    return OUTSIDE
-                return (id_text, text)
-
-            return judge
-
-        def judge_bounded(key: Any) -> Position | str:
-            found = locate(key)
-            if found is None:
-                return SKIP
-            id_text, ms, text = found
-            if not start <= ms < end:
-                return OUTSIDE
-            position = (id_text, text)
-            if after is not None and (position >= after if newest_first else position <= after):
-                return OUTSIDE
-            if before is not None and position >= before:
-                return OUTSIDE
-            return position
-
-        return judge_bounded
-
-    @property
-    def judger(self) -> Callable[[Any], Position | str]:
-        """:meth:`judge` as one function, made once for the plan (what a chain calls for
-        every key it reads)."""
-        return self._judge
+        object.__setattr__(self, "_locate", self.strategy.locate)
 
     @property
     def calls(self) -> tuple[CallT, ...]:
@@ -203,7 +161,19 @@ class Plan(Generic[CallT]):
 
     def judge(self, key: Any) -> Position | str:
         """The position of a key in the answer, else SKIP or OUTSIDE."""
-        return self._judge(key)
+        found = self._locate(key)
+        if found is None:
+            return SKIP
+        id_text, ms, text = found
+        if not self.start_ms <= ms < self.end_ms:
+            return OUTSIDE
+        position = (id_text, text)
+        after = self.after
+        if after is not None and (position >= after if self.newest_first else position <= after):
+            return OUTSIDE
+        if self.before is not None and position >= self.before:
+            return OUTSIDE
+        return position
 
     def cursor(self, position: Position) -> str:
         """The resume cursor just past ``position`` (an item this plan returned)."""

@@ -8,7 +8,6 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine.execution``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import Page, Stats
@@ -94,17 +93,13 @@ class ListingSource:
                 "NextContinuationToken; resume from the listing's .cursor"
             )
         contents = response.get("Contents") or []
-        # (key, object) pairs made in C: no Python step per key
-        entries: list[tuple[str, Obj]] = list(zip(map(_KEY, contents), contents, strict=True))
+        entries: list[tuple[str, Obj]] = [(obj["Key"], obj) for obj in contents]
         folders = response.get("CommonPrefixes") or []
         if folders:
             entries += [(entry["Prefix"], entry) for entry in folders]
             entries.sort(key=_first)  # S3 interleaves the two lists in key order
         read = len(contents) + len(folders)
         return Page(entries, None if next_token is None else (next_token, done + read), read)
-
-
-_KEY = itemgetter("Key")
 
 
 def _first(entry: tuple[str, Obj]) -> str:

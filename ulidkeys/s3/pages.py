@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 #: botocore emits ``before-parse.s3.ListObjectsV2`` before it parses a page, with a dict that
@@ -108,11 +107,6 @@ _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 # through botocore's own parser.
 _ISO_Z = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?Z"
 _ISO_Z_MATCH = re.compile(_ISO_Z).fullmatch
-# The steps of reading a column of such timestamps, as C callables for map()
-_WITHOUT_Z = itemgetter(slice(None, -1))
-_FROM_ISO = datetime.fromisoformat
-_TIME_OF = datetime.time
-_COMBINE = datetime.combine
 #: Record shapes remembered per element (a server writes one or two).
 MAX_TEMPLATES = 8
 
@@ -159,19 +153,6 @@ class _Moments:
         return moment
 
     def column(self, texts: Sequence[str]) -> list[datetime]:
-        """The moments of a column of texts a record template matched (each in S3's own
-        form, ``_ISO_Z``): converted in C, a map over the column with no Python step per
-        value (most keys of a page differ in their second, so a cache of texts seldom
-        hits); one that ``fromisoformat`` refuses sends the column through :meth:`texts`."""
-        try:
-            naive = list(map(_FROM_ISO, map(_WITHOUT_Z, texts)))
-        except ValueError:  # not a date (or Python 3.10's narrower reader): value by value
-            return self.texts(texts)
-        # combine: a third of the CPU of naive.replace(tzinfo=...), the same value
-        return list(map(_COMBINE, naive, map(_TIME_OF, naive), repeat(self.zone)))
-
-    def texts(self, texts: Sequence[str]) -> list[datetime]:
-        """The moments of a column of any texts, each distinct text read once."""
         seen = self.seen
         for text in set(texts).difference(seen):
             seen[text] = self._read(text)
@@ -357,8 +338,6 @@ class PageReader:
                         fields, out, rank, shuffled = member.fields, {}, -1, False
                         pos = found.end()
                         continue
-                    # one match a record (matching a whole run at once, then findall, was
-                    # measured slower: sre's long repetitions cost more than the loop)
                     rows = []
                     while record is not None:
                         rows.append(record.groups())
