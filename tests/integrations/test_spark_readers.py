@@ -127,7 +127,7 @@ def test_the_dynamodb_reader_reads_exactly_the_window(aws: None, newest_first: s
             "newest_first": newest_first,
             "partitions": "3",
             "region": "us-east-1",
-        }  # fmt: skip
+        }
     )
     schema = source.schema()
     assert {"PK", "SK", "n", "score", "tags", "id_time"} <= set(schema.fieldNames())
