@@ -418,7 +418,8 @@ class Entity:
     def _index_present(self, schema: KeySchema, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` holds the keys of the index ``schema`` (a sparse one may be left
         out): any of its telling attributes is there (:func:`telling_attrs`)."""
-        return any(a in item for a in self._telling[schema.index or ""])
+        telling = self._telling[schema.index or ""]
+        return not telling or any(a in item for a in telling)
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""
