@@ -143,8 +143,9 @@ def timestamp_ms(value: Any, name: str = "timestamp") -> int:
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise InvalidTime(f"{name}={value!r} is not a time in seconds")
-        # floored, not truncated: -0.0005 s is before the epoch, not the epoch itself
-        ms = math.floor(value * 1000)
+        # clamped first (value * 1000 of a huge float is inf); floored, not truncated:
+        # -0.0005 s is before the epoch, not the epoch itself
+        ms = math.floor(min(max(value, -float(MAX_MS)), float(MAX_MS)) * 1000)
     else:
         ms = value
     if ms > MAX_MS:
