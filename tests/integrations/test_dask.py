@@ -14,7 +14,6 @@ from typing import Any
 import boto3
 import pytest
 from distributed import Client, LocalCluster
-from faults import moto_server
 
 from ulidkeys import ULID
 from ulidkeys.dask import ClientSettings, query_bag, window_bag
@@ -27,15 +26,8 @@ HOUR = 3_600_000
 
 
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        os.environ.setdefault(name, value)  # the workers inherit them: credentials do not travel
-    with moto_server() as url:
-        yield url
+def endpoint(worker_endpoint: str) -> str:
+    return worker_endpoint
 
 
 @pytest.fixture(scope="module")

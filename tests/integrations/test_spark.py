@@ -18,7 +18,6 @@ from typing import Any
 
 import boto3
 import pytest
-from faults import moto_server
 
 pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ulidkeys[spark]')")
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -39,15 +38,8 @@ DAY = 24 * HOUR
 
 
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        os.environ.setdefault(name, value)  # the executors inherit them: credentials do not travel
-    with moto_server() as url:
-        yield url
+def endpoint(worker_endpoint: str) -> str:
+    return worker_endpoint
 
 
 @pytest.fixture(scope="module")
