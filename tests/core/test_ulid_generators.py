@@ -6,6 +6,7 @@ closed (weak references, subclass pickling, times before the epoch)."""
 from __future__ import annotations
 
 import pickle
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -129,6 +130,52 @@ def test_a_generator_is_thread_safe(policy: type[PureRandomPolicy]) -> None:
         # one frozen millisecond: the ids are exactly one +1 run, split among the threads
         values = sorted(int(u) for u in everything)
         assert values == list(range(values[0], values[0] + len(values)))
+
+
+@pytest.mark.parametrize("policy", [StrictMonotonicPolicy, LaxMonotonicPolicy])
+def test_threads_racing_over_new_milliseconds_and_blocks_keep_every_run_whole(
+    policy: type[StrictMonotonicPolicy],
+) -> None:
+    """The step takes no lock but to start a run: 6 threads on a clock that moves every few
+    hundred readings (so they race to start each millisecond) and random parts starting 3
+    below a block of 1024 (so they race over the cached block text), the interpreter
+    switching threads every microsecond. No id twice, each thread's ids strictly increasing,
+    and each millisecond's ids one whole +1 run from its first."""
+    readings = iter(range(10**9))
+    below_block = ((1 << 79) - 3).to_bytes(10, "big")
+    generator = ULIDGenerator(
+        clock=lambda: START + next(readings) // 300,
+        randomness=lambda _ms: below_block,
+        policy=policy(),
+    )
+    results: list[list[ULID]] = [[] for _ in range(6)]
+
+    def work(slot: int) -> None:
+        out = results[slot]
+        for _ in range(3_000):
+            out.append(generator.generate())
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    everything = [u for out in results for u in out]
+    assert len(set(everything)) == len(everything), "no id issued twice"
+    for out in results:
+        assert all(a < b for a, b in pairwise(out))
+    by_ms: dict[int, list[int]] = {}
+    for u in everything:
+        by_ms.setdefault(u.milliseconds, []).append(u.randomness)
+    assert len(by_ms) > 10, "the clock moved: many runs were started"
+    for randoms in by_ms.values():
+        randoms.sort()
+        assert randoms == list(range((1 << 79) - 3, (1 << 79) - 3 + len(randoms)))
 
 
 def test_strict_overflow_raises_python_ulids_error_and_lax_draws_fresh() -> None:

@@ -10,6 +10,7 @@ per id; the buffer is dropped in a forked child, so parent and child never share
 from __future__ import annotations
 
 import abc
+import itertools
 import math
 import os
 import threading
@@ -182,54 +183,82 @@ class MonotonicityPolicy(Protocol):
 _monotonic_states: weakref.WeakSet[BaseMonotonicPolicy] = weakref.WeakSet()
 
 
+class _Run:
+    """One millisecond's run of monotonic ids, replaced whole (never edited but its cache).
+
+    ``counter`` hands out the increments: ``next()`` on an ``itertools.count`` is one C call,
+    atomic under the GIL, so two threads never get the same id and no lock is taken on the
+    common path (a lock costs as much as the rest of the step). ``head`` caches the first 24
+    characters of the current block of 1024 random values, as one tuple so that no reader
+    sees a block paired with another block's text.
+    """
+
+    __slots__ = ("base", "counter", "head", "ms")
+
+    def __init__(self, ms: int, base: int, head: str) -> None:
+        self.ms = ms  # millisecond of the run (-1: no id yet)
+        self.base = base  # the random part of its first id
+        self.counter = itertools.count(1)
+        self.head = (base >> 10, head)  # (block, its 24 characters)
+
+    def last_random(self) -> int:
+        """The random part of the last id issued from this run."""
+        # the counter's repr is count(N), N the next increment: read without taking one
+        return self.base + int(repr(self.counter)[6:-1]) - 1
+
+
+_NO_RUN = (-1, 0, "")
+
+
 class BaseMonotonicPolicy(abc.ABC):
     """Monotonic state: ids of one millisecond are the previous + 1 in the random part.
 
-    The state is the last id issued (``prev_timestamp``, ``prev_randomness`` as python-ulid
-    names them). A new millisecond of the clock draws fresh randomness; a clock reading
-    earlier than the state keeps the later millisecond and increments, so order holds when
-    the clock steps back. An explicit timestamp (``generate(t)``, ``ULID.from_timestamp``)
-    increments when it is the state's millisecond and otherwise gets fresh randomness without
-    moving the state, so a far past or future time never drags ``ULID()`` along. What happens
-    when the 80 bits of one millisecond run out is the subclass's :meth:`_on_overflow`. The
-    state is reset in a forked child, so child and parent never continue one sequence.
+    The state is the run of the last millisecond (``prev_timestamp``, ``prev_randomness`` as
+    python-ulid names the last id of it). A new millisecond of the clock draws fresh
+    randomness; a clock reading earlier than the state keeps the later millisecond and
+    increments, so order holds when the clock steps back. An explicit timestamp
+    (``generate(t)``, ``ULID.from_timestamp``) increments when it is the state's millisecond
+    and otherwise gets fresh randomness without moving the state, so a far past or future time
+    never drags ``ULID()`` along. What happens when the 80 bits of one millisecond run out is
+    the subclass's :meth:`_on_overflow`. The state is reset in a forked child, so child and
+    parent never continue one sequence.
+
+    Thread safety without a lock on the common path: increments come from the run's atomic
+    counter; a new run is published under the lock and only ever for a later millisecond (or
+    after an overflow), so every thread sees the state move forward. Ids are strictly
+    increasing in the order the counter hands them out, and so within every thread.
     """
 
     def __init__(self) -> None:
-        # reentrant: a batch holds it across many steps, and each step takes it too
+        # taken only to start a run; reentrant: a step under it may start one
         self._lock = threading.RLock()
-        self._reset()
+        self._run = _Run(*_NO_RUN)
         _monotonic_states.add(self)
-
-    def _reset(self) -> None:
-        self._ms = -1  # millisecond of the last id issued (-1: none yet)
-        self._random = 0  # its 80-bit random part
-        self._head = ""  # its first 24 characters (time + 14 random)
 
     def _after_fork(self) -> None:
         self._lock = threading.RLock()  # another thread may have held it at fork time
-        self._reset()
+        self._run = _Run(*_NO_RUN)
 
     def _set_last(self, text: str) -> None:
-        self._ms = base32.decode(text[:10])
-        self._random = base32.decode(text[10:])
-        self._head = text[:24]
+        """Make ``text`` the last id issued (a canonical ULID's text)."""
+        self._run = _Run(base32.decode(text[:10]), base32.decode(text[10:]), text[:24])
 
     @property
     def prev_timestamp(self) -> int:
         """The millisecond of the last id (python-ulid's ``MIN_TIMESTAMP``, 0, before any)."""
-        return max(self._ms, 0)
+        return max(self._run.ms, 0)
 
     @prev_timestamp.setter
     def prev_timestamp(self, value: int) -> None:
         ms = check_ms(require_int(value, "prev_timestamp"), "prev_timestamp")
         with self._lock:
-            self._set_last(base32.encode_time(ms) + base32.encode_random(self._random))
+            random = self._run.last_random()
+            self._set_last(base32.encode_time(ms) + base32.encode_random(random))
 
     @property
     def prev_randomness(self) -> bytes:
         """The random part of the last id as 10 bytes (python-ulid's form)."""
-        return self._random.to_bytes(10, "big")
+        return self._run.last_random().to_bytes(10, "big")
 
     @prev_randomness.setter
     def prev_randomness(self, value: bytes) -> None:
@@ -239,7 +268,8 @@ class BaseMonotonicPolicy(abc.ABC):
             raise InvalidULID(f"prev_randomness={describe(value)} must be 10 bytes")
         random = int.from_bytes(value, "big")
         with self._lock:
-            self._set_last(base32.encode_time(max(self._ms, 0)) + base32.encode_random(random))
+            ms = max(self._run.ms, 0)
+            self._set_last(base32.encode_time(ms) + base32.encode_random(random))
 
     def _step(
         self,
@@ -255,28 +285,41 @@ class BaseMonotonicPolicy(abc.ABC):
         """
         if ms is None:
             ms = time.time_ns() // 1_000_000  # looked up per call: freezegun's clock works
+        run = self._run
+        if ms > run.ms if clocked else ms != run.ms:
+            return self._fresh(ms, source, clocked)
+        random = run.base + next(run.counter)
+        block, head = run.head
+        if random >> 10 == block:  # past the 80 bits, the block is never a cached one
+            return head + _PAIRS[random & 0x3FF]
+        return self._next_block(run, random, ms, source, clocked)
+
+    def _fresh(self, ms: int, source: RandomnessSource | None, clocked: bool) -> str:
+        """An id of fresh randomness for ``ms``; a clock reading starts a new run with it."""
+        text = base32.encode_time(ms) + (next_tail() if source is None else random_text(source, ms))
+        if not clocked:
+            return text
         with self._lock:
-            last = self._ms
-            if ms > last if clocked else ms != last:
-                text = base32.encode_time(ms) + (
-                    next_tail() if source is None else random_text(source, ms)
-                )
-                if clocked:
-                    self._ms = ms
-                    self._random = base32.decode(text[10:])
-                    self._head = text[:24]
+            if ms > self._run.ms:
+                self._run = _Run(ms, base32.decode(text[10:]), text[:24])
                 return text
-            random = self._random + 1
-            if random > _MAX_RANDOM:
-                fresh = self._on_overflow(last, source or default_randomness)
-                text = base32.encode_time(last) + random_text(lambda _ms: fresh, last)
-                self._set_last(text)
-                return text
-            self._random = random
-            if random & 0x3FF:
-                return self._head + _PAIRS[random & 0x3FF]
-            text = base32.encode_time(last) + base32.encode_random(random)
-            self._head = text[:24]
+        # another thread started this millisecond's run (or a later one) first: join it
+        return self._step(ms, source, clocked)
+
+    def _next_block(
+        self, run: _Run, random: int, ms: int, source: RandomnessSource | None, clocked: bool
+    ) -> str:
+        """The id of ``random`` in ``run`` when it starts a block of 1024 or overflows."""
+        if random <= _MAX_RANDOM:
+            text = base32.encode_time(run.ms) + base32.encode_random(random)
+            run.head = (random >> 10, text[:24])
+            return text
+        with self._lock:
+            if self._run is not run:  # another thread replaced the run first: step that one
+                return self._step(ms, source, clocked)
+            fresh = self._on_overflow(run.ms, source or default_randomness)
+            text = base32.encode_time(run.ms) + random_text(lambda _ms: fresh, run.ms)
+            self._set_last(text)
             return text
 
     def resolve_randomness(self, timestamp: int, randomness_source: RandomnessSource) -> bytes:
@@ -452,12 +495,13 @@ def batch(n: int, monotonic: bool = False) -> list[str]:
     of uploads must not be enumerable); like UUIDv4s they are distinct with overwhelming
     probability (a collision in a batch of a million is less likely than 1 in 10**12). With
     ``monotonic=True`` the result is a strictly increasing run from the process-wide
-    monotonic generator instead (spec monotonic mode: each id is the previous + 1).
+    monotonic generator instead (spec monotonic mode: each id is the previous + 1; an id
+    another thread takes from the same generator meanwhile falls between two of them).
     """
     check_count(n)
     if monotonic:
-        with process_state._lock:  # reentrant: each step takes it again, no one else can
-            return [process_state._step() for _ in range(n)]
+        step = process_state._step
+        return [step() for _ in range(n)]
     return base32.random_tails(n, base32.encode_time(now_ms()))
 
 
