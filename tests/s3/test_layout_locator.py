@@ -77,3 +77,88 @@ def test_the_locator_gives_splits_verdict(
         assert locate(key) == expected, key
         fitting += expected is not None
     assert fitting >= 12  # the unmutated keys of the layout fit
+
+
+@settings(max_examples=60)
+@given(
+    scheme=st.sampled_from(SORTABLE),
+    prefix=st.sampled_from(["", "up/", "a/b/"]),
+    shards=st.sampled_from([None, 2, 4, 16]),
+    period=st.sampled_from([None, "day", "hour"]),
+    suffix=st.sampled_from(["", ".jpg"]),
+    newest_first=st.booleans(),
+    seed=st.integers(0, 2**32),
+)
+def test_the_run_locator_reads_a_page_as_the_locator_reads_each_key(
+    scheme: IdScheme,
+    prefix: str,
+    shards: int | None,
+    period: str | None,
+    suffix: str,
+    newest_first: bool,
+    seed: int,
+) -> None:
+    """``run_locator()`` (a page of keys at once) gives every key's ``locator()`` verdict, as
+    columns, when all of them fit, and None as soon as one does not: over runs of fitting
+    keys (sorted, as S3 lists them, within one period folder or across two), runs with one
+    hostile key among them, and any order."""
+    if newest_first:
+        period = None
+    layout = KeyLayout(prefix, shards, period, suffix, scheme, newest_first)  # type: ignore[arg-type]
+    run_locate = layout.run_locator()
+    if newest_first or not hasattr(scheme, "canonical_times"):
+        assert run_locate is None  # read key by key
+        return
+    assert run_locate is not None
+    locate = layout.locator()
+    rng = random.Random(seed)
+    other = KeyLayout(prefix, 3 if shards is None else None, None, suffix, scheme)
+    start = 1_715_936_400_000 + rng.randrange(3 * DAY)
+    span = rng.choice([1000, 3_600_000, 2 * DAY])  # inside one folder, or across folders
+    fitting = sorted(
+        layout.key_for(scheme.min_for(start + rng.randrange(span)), rng.choice([None, ".png"]))
+        for _ in range(rng.randrange(1, 40))
+    )
+    hostile = [variant for key in fitting[:3] for variant in mutations(key, rng)]
+    hostile += [other.key_for(scheme.min_for(start))]
+    # the id in another shard's folder, or under another period's folder: fit in all but that
+    at = len(prefix)
+    for key in fitting[:2]:
+        if shards:
+            shard = int(key[at : key.index("/", at)])
+            width = len(layout.shard_folder(0))
+            hostile.insert(
+                0, key[:at] + layout.shard_folder((shard + 1) % shards) + key[at + width :]
+            )
+    elsewhere = layout.period_folder(start + 40 * DAY) if period is not None else ""
+
+    def moved(key: str) -> str:
+        found = locate(key)
+        assert found is not None
+        return key.replace(layout.period_folder(found[1]), elsewhere, 1)
+
+    if period is not None:
+        hostile[:0] = [moved(key) for key in fitting[:2]]
+    runs = [fitting, fitting[:1]]
+    if period is not None:
+        runs.append(sorted(moved(key) for key in fitting))  # all in one folder, not theirs
+    for bad in hostile[:12]:
+        run = list(fitting)
+        run.insert(rng.randrange(len(run) + 1), bad)
+        runs.append(run)
+    shuffled = list(fitting)
+    rng.shuffle(shuffled)
+    runs.append(shuffled)
+    for run in runs:
+        verdicts = [locate(key) for key in run]
+        expected = (
+            None
+            if None in verdicts
+            else ([v[0] for v in verdicts if v], [v[1] for v in verdicts if v])
+        )
+        got = run_locate(run)
+        if got is None and expected is not None:
+            # one-folder rule: a run across period folders is read key by key
+            assert period is not None and len({layout.period_folder(ms) for ms in expected[1]}) > 1
+        else:
+            assert got == expected, run

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from itertools import islice
+from operator import itemgetter, lt
 from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.errors import UnorderedListing
@@ -140,6 +141,60 @@ class ChainState(Generic[CallT]):
         """The items of one answer that belong to the plan's result, with their positions."""
         stats, plan, call = self.stats, self.plan, self.call
         stats.read += page.read
+        descending = plan.newest_first
+        ended = False
+        whole = self._whole(page.entries) if call.ordered and not descending else None
+        if whole is None:
+            out, ended = self._one_by_one(page.entries)
+        else:
+            out = whole
+        self.read += page.read
+        self._read += len(page.entries)
+        self._kept += len(out)
+        self._token = None if ended else page.token
+        if self._token is None:
+            self.done = True
+        if call.ordered:
+            return out
+        self._held += out
+        limit = plan.limit
+        if limit is not None and len(self._held) > 2 * limit + MAX_HELD_SLACK:
+            # only the first ``limit`` in result order can be returned: memory stays O(limit)
+            # instead of O(folder) (``latest(20)`` of a directory bucket without period folders)
+            self._held.sort(key=_position, reverse=descending)
+            del self._held[limit:]
+        if not self.done:
+            return []
+        held, self._held = self._held, []
+        held.sort(key=_position, reverse=descending)
+        return held
+
+    def _whole(self, entries: Sequence[tuple[Any, Any]]) -> list[Ordered] | None:
+        """The entries of an oldest-first chain's page, positioned, when every one of them is
+        in the answer and they come in order: read at once, with no Python step per key (most
+        pages of a window: those inside it). None: :meth:`_one_by_one` reads the page and
+        says which are left out, or raises for keys out of order."""
+        if not entries:
+            return None
+        keys = list(map(_KEY, entries))
+        judged = self.plan.judge_run(keys, self.owns)  # first: only keys it reads are compared
+        if judged is None:
+            return None
+        previous, stop = self._previous, self.call.stop_at
+        if previous is not None and keys[0] <= previous:
+            return None
+        if stop is not None and keys[-1] >= stop:
+            return None
+        if not all(map(lt, keys, islice(keys, 1, None))):
+            return None
+        positions, self.last_ms = judged
+        self._previous = keys[-1]
+        return list(zip(positions, map(_ITEM, entries), strict=True))
+
+    def _one_by_one(self, entries: Sequence[tuple[Any, Any]]) -> tuple[list[Ordered], bool]:
+        """The entries of a page that are in the answer, with their positions, key by key;
+        and whether the chain ends at this page (a key past its stop bound or its slice)."""
+        stats, plan, call = self.stats, self.plan, self.call
         stop = call.stop_at if call.ordered and not plan.newest_first else None
         descending = plan.newest_first
         previous = self._previous
@@ -147,7 +202,7 @@ class ChainState(Generic[CallT]):
         owns = self.owns
         out: list[Ordered] = []
         ended = False
-        for key, item in page.entries:
+        for key, item in entries:
             if call.ordered:
                 if previous is not None and (key >= previous if descending else key <= previous):
                     raise UnorderedListing(
@@ -172,32 +227,13 @@ class ChainState(Generic[CallT]):
             elif verdict == SKIP:
                 stats.skipped += 1
         self._previous = previous
-        self.read += page.read
         locate = plan.strategy.locate
-        for key, _item in page.entries[: -_TIME_PROBE - 1 : -1]:
+        for key, _item in entries[: -_TIME_PROBE - 1 : -1]:
             found = locate(key)
             if found is not None:
                 self.last_ms = found[1]
                 break
-        self._read += len(page.entries)
-        self._kept += len(out)
-        self._token = None if ended else page.token
-        if self._token is None:
-            self.done = True
-        if call.ordered:
-            return out
-        self._held += out
-        limit = plan.limit
-        if limit is not None and len(self._held) > 2 * limit + MAX_HELD_SLACK:
-            # only the first ``limit`` in result order can be returned: memory stays O(limit)
-            # instead of O(folder) (``latest(20)`` of a directory bucket without period folders)
-            self._held.sort(key=_position, reverse=descending)
-            del self._held[limit:]
-        if not self.done:
-            return []
-        held, self._held = self._held, []
-        held.sort(key=_position, reverse=descending)
-        return held
+        return out, ended
 
 
 #: Unordered chains with a limit trim what they hold once it exceeds twice the limit plus this
@@ -210,6 +246,7 @@ def _position(entry: Ordered) -> Position:
 
 
 _POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for every item
+_KEY, _ITEM = itemgetter(0), itemgetter(1)  # of a page's (key, item) entries
 
 
 Request = tuple[Any, Any, int | None]  # (call, token, limit) for PageSource.fetch

@@ -5,6 +5,9 @@ default scheme, first in the registry).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import repeat
+from operator import itemgetter
 
 from ulidkeys import base32
 from ulidkeys.errors import (
@@ -51,6 +54,15 @@ class UlidScheme(IntCodedScheme):
         characters, decoded with no further checks): what keys are sharded by."""
         return int(text[10:].encode("ascii").translate(base32.DECODE_TABLE), 32)
 
+    def canonical_times(self, texts: list[str]) -> list[int]:
+        """:meth:`canonical_time` of every text of a list (all already matched): decoded with C
+        maps, no Python step per text (a listing reads a page of keys at once)."""
+        return _decoded(map(_TIME_CHARS, texts))
+
+    def canonical_randoms(self, texts: list[str]) -> list[int]:
+        """:meth:`canonical_random` of every text of a list (all already matched)."""
+        return _decoded(map(_RANDOM_CHARS, texts))
+
     def _compose(self, ms: int, fill: bool) -> int:
         return (ms << 80) | (_RANDOM_80 if fill else 0)
 
@@ -60,6 +72,16 @@ class UlidScheme(IntCodedScheme):
 
     def new(self) -> str:
         return new()
+
+
+_TIME_CHARS = itemgetter(slice(0, 10))
+_RANDOM_CHARS = itemgetter(slice(10, None))
+
+
+def _decoded(texts: Iterator[str]) -> list[int]:
+    """The numbers of valid Crockford base32 texts, decoded in C (see ``base32.DECODE_TABLE``)."""
+    table = base32.DECODE_TABLE
+    return list(map(int, map(bytes.translate, map(str.encode, texts), repeat(table)), repeat(32)))
 
 
 #: ULID: 48-bit ms time + 80 random bits, 26 Crockford base32 characters (the default).

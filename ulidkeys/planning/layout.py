@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import eq, itemgetter, mod
 from typing import Any, Literal
 
 from ulidkeys.errors import (
@@ -35,7 +37,7 @@ from ulidkeys.ids.protocol import (
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.keytext import check_path, check_text
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
-from ulidkeys.planning.plans import Located
+from ulidkeys.planning.plans import KeyRun, Located
 from ulidkeys.ulid import ULID
 
 #: The longest key S3 accepts, in UTF-8 bytes.
@@ -362,6 +364,63 @@ class KeyLayout:
             return id_text, ms, key
 
         return locate
+
+    def run_locator(self) -> Callable[[list[str]], KeyRun | None] | None:
+        """The test of :meth:`locator` for a whole page of keys at once, made once for this
+        layout: ``(ids, times)`` of the keys when every one of them fits, else None (then
+        each key is read with :meth:`locator`, which says which ones do not). Each check runs
+        as C maps over the page, with no Python step per key - a listing's pages are read
+        this way. None for a layout it cannot read so (a scheme without bulk decoders, keys
+        with inverted ids).
+
+        The verdicts are :meth:`locator`'s (a property test holds them equal): a page whose
+        keys all sit in one period folder is checked against the folders of its first and
+        last times, since a folder covers one interval of time.
+        """
+        scheme, partition = self.scheme, self._partition
+        times_of = getattr(scheme, "canonical_times", None)
+        randoms_of = getattr(scheme, "canonical_randoms", None)
+        if times_of is None or self.newest_first or (self.shards and randoms_of is None):
+            return None
+        prefix, suffix = self.prefix, self.suffix
+        id_match, ext_match = self._id_re.fullmatch, _EXT_RE.fullmatch
+        shard_at = len(prefix)
+        folder_at = shard_at + (self._width + 1 if self._width else 0)
+        start = folder_at + (partition.folder_length if partition is not None else 0)
+        end = start + scheme.length
+        id_of, tail_of = itemgetter(slice(start, end)), itemgetter(slice(end, None))
+        shard_of, folder_of = (
+            itemgetter(slice(shard_at, folder_at)),
+            itemgetter(slice(folder_at, start)),
+        )
+        shards = self.shards or 0
+        folders = [self.shard_folder(n) for n in range(shards)]
+
+        def locate_run(keys: list[str]) -> KeyRun | None:
+            if not all(map(str.startswith, keys, repeat(prefix))):
+                return None
+            if not all(map(id_match, keys, repeat(start), repeat(end))):
+                return None
+            for tail in set(map(tail_of, keys)):
+                if tail != suffix and ext_match(tail) is None:
+                    return None
+            ids = list(map(id_of, keys))
+            times: list[int] = times_of(ids)
+            if shards and randoms_of is not None:  # never None with shards (see above)
+                wanted = map(folders.__getitem__, map(mod, randoms_of(ids), repeat(shards)))
+                if not all(map(eq, map(shard_of, keys), wanted)):
+                    return None
+            if partition is not None and keys:
+                first, last = min(times), max(times)
+                in_folders = set(map(folder_of, keys))
+                if len(in_folders) != 1 or not 0 <= first <= last < PARTITION_LIMIT_MS:
+                    return None
+                folder = in_folders.pop()
+                if partition.folder(first) != folder or partition.folder(last) != folder:
+                    return None
+            return ids, times
+
+        return locate_run
 
     def parse(self, key: str) -> KeyParts:
         """Split a key into shard, period folder, id, suffix; KeyMismatch if it does not fit."""

@@ -24,7 +24,7 @@ from ulidkeys.errors import (
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.partitions import DAY_MS, Period
-from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, scope_of
+from ulidkeys.planning.plans import MAX_CALLS, Cursor, KeyRun, Located, Plan, Position, scope_of
 
 #: Keys per ListObjectsV2 page: S3's own cap. moto would send more if asked, which would hide
 #: pagination bugs, so no plan ever asks for more.
@@ -375,14 +375,18 @@ class LayoutListing:
         # directory buckets list unordered; newest-first layouts hold inverted times in keys
         return not self.directory_bucket and not self.layout.newest_first
 
-    # the layout's compiled key test, made once per listing: it runs for every listed key
+    # the layout's compiled key tests, made once per listing: they run for every listed key
     _locate: Callable[[str], Located | None] = field(init=False, repr=False, compare=False)
+    _locate_run: Callable[[list[str]], KeyRun | None] | None = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_locate", self.layout.locator())
+        object.__setattr__(self, "_locate_run", self.layout.run_locator())
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_locate"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_locate", "_locate_run")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -391,6 +395,9 @@ class LayoutListing:
     @property
     def locate(self) -> Callable[[str], Located | None]:
         return self._locate
+
+    def locate_run(self, keys: list[str]) -> KeyRun | None:
+        return None if self._locate_run is None else self._locate_run(keys)
 
     def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
         return slice_call(self.layout, self.after, call, lo_ms, hi_ms)
@@ -479,6 +486,9 @@ class FolderListing:
                 if ms is not None:
                     return f"{ms:016d}", ms, prefix
         return None
+
+    def locate_run(self, keys: list[str]) -> KeyRun | None:
+        return None  # common prefixes: a page holds few, read one by one
 
     def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
         raise InvalidSlice("a folder listing is not cut in time slices")

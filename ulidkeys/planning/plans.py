@@ -76,6 +76,9 @@ CallT = TypeVar("CallT", bound=Call)
 #: tuple, not a named one: one is made for every listed key, and a named tuple costs ten times
 #: as much to make.
 Located = tuple[str, int, str]
+#: What a plan reads from a run of keys that all fit: their ids and their times, in the keys'
+#: order (the ``Located`` of each key, column by column).
+KeyRun = tuple[list[str], list[int]]
 
 
 class Strategy(Protocol):
@@ -92,6 +95,12 @@ class Strategy(Protocol):
 
     def locate(self, key: Any) -> Located | None:
         """The id, time and key text of a returned key (None: it does not fit)."""
+        ...
+
+    def locate_run(self, keys: list[Any]) -> KeyRun | None:
+        """The ids and times of a page of returned keys when every one of them fits, read at
+        once; None when one does not, or when this strategy reads keys one by one only (then
+        :meth:`locate` reads each)."""
         ...
 
     def slice_call(self, call: Any, lo_ms: int, hi_ms: int) -> Any:
@@ -174,6 +183,31 @@ class Plan(Generic[CallT]):
         if self.before is not None and position >= self.before:
             return OUTSIDE
         return position
+
+    def judge_run(
+        self, keys: list[Any], owns: tuple[str, str] | None = None
+    ) -> tuple[list[Position], int] | None:
+        """The positions of a page of keys in an oldest-first answer, and the last key's time,
+        when every key fits and lies in the window, past ``after``, below ``before`` and with
+        its id in ``owns`` (a time slice's ids: ``[first, end)``): what :meth:`judge` gives
+        each of them then, read at once. None otherwise - then :meth:`judge` reads each key
+        and says which are left out."""
+        if self.newest_first or not keys:
+            return None
+        found = self.strategy.locate_run(keys)
+        if found is None:
+            return None
+        ids, times = found
+        if min(times) < self.start_ms or max(times) >= self.end_ms:
+            return None
+        if owns is not None and (min(ids) < owns[0] or max(ids) >= owns[1]):
+            return None
+        positions = list(zip(ids, keys, strict=True))
+        if self.after is not None and min(positions) <= self.after:
+            return None
+        if self.before is not None and max(positions) >= self.before:
+            return None
+        return positions, times[-1]
 
     def cursor(self, position: Position) -> str:
         """The resume cursor just past ``position`` (an item this plan returned)."""

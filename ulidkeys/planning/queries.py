@@ -24,7 +24,15 @@ from ulidkeys.errors import (
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.entity import PAST_ALL_KEYS, Entity
 from ulidkeys.planning.keyschemas import BUCKET, SHARD
-from ulidkeys.planning.plans import MAX_CALLS, Cursor, Located, Plan, Position, resolve_window
+from ulidkeys.planning.plans import (
+    MAX_CALLS,
+    Cursor,
+    KeyRun,
+    Located,
+    Plan,
+    Position,
+    resolve_window,
+)
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
 from ulidkeys.planning.templates import KeySchema
 from ulidkeys.timeinput import TimeInput, format_ms
@@ -282,6 +290,10 @@ class EntityQuery:
         if id_text == id_ceiling(scheme):
             return scheme.to_int(scheme.max_for(scheme.max_ms)) + 1
         return scheme.to_int(id_text)
+
+    def locate_run(self, values: list[Any]) -> KeyRun | None:
+        """Sort keys are read one by one (:meth:`locate`)."""
+        return None
 
     def locate(self, value: Any) -> Located | None:
         """The plan's reading of a returned sort key: the id, its time, the key as text."""
