@@ -106,7 +106,7 @@ def test_the_run_locator_reads_a_page_as_the_locator_reads_each_key(
         period = None
     layout = KeyLayout(prefix, shards, period, suffix, scheme, newest_first)  # type: ignore[arg-type]
     run_locate = layout.run_locator()
-    if newest_first or not hasattr(scheme, "canonical_times"):
+    if newest_first or not hasattr(scheme, "all_canonical"):
         assert run_locate is None  # read key by key
         return
     assert run_locate is not None
@@ -116,9 +116,15 @@ def test_the_run_locator_reads_a_page_as_the_locator_reads_each_key(
     start = 1_715_936_400_000 + rng.randrange(3 * DAY)
     span = rng.choice([1000, 3_600_000, 2 * DAY])  # inside one folder, or across folders
     fitting = sorted(
-        layout.key_for(scheme.min_for(start + rng.randrange(span)), rng.choice([None, ".png"]))
-        for _ in range(rng.randrange(1, 40))
+        {
+            layout.key_for(scheme.min_for(start + rng.randrange(span)), rng.choice([None, ".png"]))
+            for _ in range(rng.randrange(1, 40))
+        }
     )
+    if shards:  # one chain lists one shard's folder
+        fitting = [
+            key for key in fitting if key[: len(prefix) + 3] == fitting[0][: len(prefix) + 3]
+        ]
     hostile = [variant for key in fitting[:3] for variant in mutations(key, rng)]
     hostile += [other.key_for(scheme.min_for(start))]
     # the id in another shard's folder, or under another period's folder: fit in all but that
@@ -142,23 +148,31 @@ def test_the_run_locator_reads_a_page_as_the_locator_reads_each_key(
     runs = [fitting, fitting[:1]]
     if period is not None:
         runs.append(sorted(moved(key) for key in fitting))  # all in one folder, not theirs
+    if shards:  # all in the next shard's folder, not theirs
+        width = len(layout.shard_folder(0))
+        shard = int(fitting[0][len(prefix) : len(prefix) + width - 1])
+        there = layout.shard_folder((shard + 1) % shards)
+        runs.append(
+            sorted(key[: len(prefix)] + there + key[len(prefix) + width :] for key in fitting)
+        )
+    # an id past the largest (its first character above 7), last in the page
+    last = locate(fitting[-1])
+    assert last is not None
+    at = fitting[-1].index(last[0])
+    runs.append([*fitting, fitting[-1][:at] + "8" + fitting[-1][at + 1 :]])
     for bad in hostile[:12]:
-        run = list(fitting)
-        run.insert(rng.randrange(len(run) + 1), bad)
-        runs.append(run)
-    shuffled = list(fitting)
-    rng.shuffle(shuffled)
-    runs.append(shuffled)
+        runs.append(sorted({*fitting, bad}))  # a page is strictly ascending
     for run in runs:
         verdicts = [locate(key) for key in run]
-        expected = (
-            None
-            if None in verdicts
-            else ([v[0] for v in verdicts if v], [v[1] for v in verdicts if v])
-        )
         got = run_locate(run)
-        if got is None and expected is not None:
-            # one-folder rule: a run across period folders is read key by key
-            assert period is not None and len({layout.period_folder(ms) for ms in expected[1]}) > 1
-        else:
-            assert got == expected, run
+        if None in verdicts:
+            assert got is None, run
+            continue
+        ids = [v[0] for v in verdicts if v]
+        heads = {key[: key.index(id_text)] for key, id_text in zip(run, ids, strict=True)}
+        if len(heads) > 1:  # keys in two shard or period folders: read key by key
+            assert got is None
+            continue
+        times = [v[1] for v in verdicts if v]
+        assert got == (ids, times[0], times[-1]), run
+        assert ids == sorted(ids)

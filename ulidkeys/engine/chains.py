@@ -174,18 +174,18 @@ class ChainState(Generic[CallT]):
         in the answer and they come in order: read at once, with no Python step per key (most
         pages of a window: those inside it). None: :meth:`_one_by_one` reads the page and
         says which are left out, or raises for keys out of order."""
-        if not entries:
+        if not entries or self.plan.strategy.locate_run is None:
             return None
         keys = list(map(_KEY, entries))
-        judged = self.plan.judge_run(keys, self.owns)  # first: only keys it reads are compared
-        if judged is None:
-            return None
         previous, stop = self._previous, self.call.stop_at
         if previous is not None and keys[0] <= previous:
             return None
         if stop is not None and keys[-1] >= stop:
             return None
         if not all(map(lt, keys, islice(keys, 1, None))):
+            return None
+        judged = self.plan.judge_run(keys, self.owns)
+        if judged is None:
             return None
         positions, self.last_ms = judged
         self._previous = keys[-1]

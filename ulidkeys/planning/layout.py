@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import eq, itemgetter, mod
+from operator import itemgetter, mod, ne
 from typing import Any, Literal
 
 from ulidkeys.errors import (
@@ -366,59 +366,62 @@ class KeyLayout:
         return locate
 
     def run_locator(self) -> Callable[[list[str]], KeyRun | None] | None:
-        """The test of :meth:`locator` for a whole page of keys at once, made once for this
-        layout: ``(ids, times)`` of the keys when every one of them fits, else None (then
-        each key is read with :meth:`locator`, which says which ones do not). Each check runs
-        as C maps over the page, with no Python step per key - a listing's pages are read
-        this way. None for a layout it cannot read so (a scheme without bulk decoders, keys
-        with inverted ids).
+        """The test of :meth:`locator` for a page of keys at once, made once for this layout:
+        given keys in strictly ascending order (a listing's page, its order checked by the
+        caller), ``(ids, first ms, last ms)`` when every one of them fits, else None (then
+        each key is read with :meth:`locator`, which says which ones do not). None for a
+        layout it cannot read so (a scheme without bulk checks, keys with inverted ids).
 
-        The verdicts are :meth:`locator`'s (a property test holds them equal): a page whose
-        keys all sit in one period folder is checked against the folders of its first and
-        last times, since a folder covers one interval of time.
+        Each check runs in C over the whole page, with no Python step per key, and the
+        verdicts are :meth:`locator`'s (a property test holds them equal). Sorted keys that
+        share their first and last key's head (prefix, shard folder, period folder) all
+        share it, and then their ids ascend with them: the first and last ids give the
+        times, and one period folder is checked against the folders of those two times
+        (a folder covers one interval of time).
         """
         scheme, partition = self.scheme, self._partition
-        times_of = getattr(scheme, "canonical_times", None)
+        all_canonical = getattr(scheme, "all_canonical", None)
+        time_of = getattr(scheme, "canonical_time", None)
         randoms_of = getattr(scheme, "canonical_randoms", None)
-        if times_of is None or self.newest_first or (self.shards and randoms_of is None):
+        if all_canonical is None or time_of is None or self.newest_first:
             return None
-        prefix, suffix = self.prefix, self.suffix
-        id_match, ext_match = self._id_re.fullmatch, _EXT_RE.fullmatch
+        if self.shards and randoms_of is None:
+            return None
+        prefix, suffix, ext_match = self.prefix, self.suffix, _EXT_RE.fullmatch
         shard_at = len(prefix)
         folder_at = shard_at + (self._width + 1 if self._width else 0)
         start = folder_at + (partition.folder_length if partition is not None else 0)
         end = start + scheme.length
         id_of, tail_of = itemgetter(slice(start, end)), itemgetter(slice(end, None))
-        shard_of, folder_of = (
-            itemgetter(slice(shard_at, folder_at)),
-            itemgetter(slice(folder_at, start)),
-        )
         shards = self.shards or 0
-        folders = [self.shard_folder(n) for n in range(shards)]
+        shard_numbers = {self.shard_folder(n): n for n in range(shards)}
 
         def locate_run(keys: list[str]) -> KeyRun | None:
-            if not all(map(str.startswith, keys, repeat(prefix))):
+            if not keys:
                 return None
-            if not all(map(id_match, keys, repeat(start), repeat(end))):
+            head = keys[0][:start]
+            if not head.startswith(prefix) or len(head) != start or keys[-1][:start] != head:
+                return None
+            ids = list(map(id_of, keys))
+            if not all_canonical(ids):
                 return None
             for tail in set(map(tail_of, keys)):
                 if tail != suffix and ext_match(tail) is None:
                     return None
-            ids = list(map(id_of, keys))
-            times: list[int] = times_of(ids)
+            first, last = time_of(ids[0]), time_of(ids[-1])
             if shards and randoms_of is not None:  # never None with shards (see above)
-                wanted = map(folders.__getitem__, map(mod, randoms_of(ids), repeat(shards)))
-                if not all(map(eq, map(shard_of, keys), wanted)):
+                shard = shard_numbers.get(head[shard_at:folder_at])
+                if shard is None:
                     return None
-            if partition is not None and keys:
-                first, last = min(times), max(times)
-                in_folders = set(map(folder_of, keys))
-                if len(in_folders) != 1 or not 0 <= first <= last < PARTITION_LIMIT_MS:
+                if any(map(ne, map(mod, randoms_of(ids), repeat(shards)), repeat(shard))):
+                    return None  # a key in another shard's folder
+            if partition is not None:
+                folder = head[folder_at:]
+                if not 0 <= first <= last < PARTITION_LIMIT_MS:
                     return None
-                folder = in_folders.pop()
                 if partition.folder(first) != folder or partition.folder(last) != folder:
                     return None
-            return ids, times
+            return ids, first, last
 
         return locate_run
 

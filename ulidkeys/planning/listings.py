@@ -396,8 +396,9 @@ class LayoutListing:
     def locate(self) -> Callable[[str], Located | None]:
         return self._locate
 
-    def locate_run(self, keys: list[str]) -> KeyRun | None:
-        return None if self._locate_run is None else self._locate_run(keys)
+    @property
+    def locate_run(self) -> Callable[[list[str]], KeyRun | None] | None:
+        return self._locate_run
 
     def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
         return slice_call(self.layout, self.after, call, lo_ms, hi_ms)
@@ -487,8 +488,7 @@ class FolderListing:
                     return f"{ms:016d}", ms, prefix
         return None
 
-    def locate_run(self, keys: list[str]) -> KeyRun | None:
-        return None  # common prefixes: a page holds few, read one by one
+    locate_run = None  # common prefixes: a page holds few, read one by one
 
     def slice_call(self, call: ListCall, lo_ms: int, hi_ms: int) -> ListCall | None:
         raise InvalidSlice("a folder listing is not cut in time slices")

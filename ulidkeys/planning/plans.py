@@ -76,9 +76,9 @@ CallT = TypeVar("CallT", bound=Call)
 #: tuple, not a named one: one is made for every listed key, and a named tuple costs ten times
 #: as much to make.
 Located = tuple[str, int, str]
-#: What a plan reads from a run of keys that all fit: their ids and their times, in the keys'
-#: order (the ``Located`` of each key, column by column).
-KeyRun = tuple[list[str], list[int]]
+#: What a plan reads from a page of keys that all fit, in ascending order: their ids (in the
+#: keys' order, so ascending too) and the times of the first and the last.
+KeyRun = tuple[list[str], int, int]
 
 
 class Strategy(Protocol):
@@ -97,10 +97,11 @@ class Strategy(Protocol):
         """The id, time and key text of a returned key (None: it does not fit)."""
         ...
 
-    def locate_run(self, keys: list[Any]) -> KeyRun | None:
-        """The ids and times of a page of returned keys when every one of them fits, read at
-        once; None when one does not, or when this strategy reads keys one by one only (then
-        :meth:`locate` reads each)."""
+    @property
+    def locate_run(self) -> Callable[[list[Any]], KeyRun | None] | None:
+        """Reads a page of returned keys at once, given them in strictly ascending order:
+        their ids and first and last times when every one of them fits, else None (then
+        :meth:`locate` reads each). None when this strategy reads keys one by one only."""
         ...
 
     def slice_call(self, call: Any, lo_ms: int, hi_ms: int) -> Any:
@@ -187,27 +188,28 @@ class Plan(Generic[CallT]):
     def judge_run(
         self, keys: list[Any], owns: tuple[str, str] | None = None
     ) -> tuple[list[Position], int] | None:
-        """The positions of a page of keys in an oldest-first answer, and the last key's time,
-        when every key fits and lies in the window, past ``after``, below ``before`` and with
-        its id in ``owns`` (a time slice's ids: ``[first, end)``): what :meth:`judge` gives
-        each of them then, read at once. None otherwise - then :meth:`judge` reads each key
-        and says which are left out."""
-        if self.newest_first or not keys:
+        """The positions of a page of keys in strictly ascending order, in an oldest-first
+        answer, and the last key's time, when every key fits and lies in the window, past
+        ``after``, below ``before`` and with its id in ``owns`` (a time slice's ids:
+        ``[first, end)``): what :meth:`judge` gives each of them then, read at once. None
+        otherwise - then :meth:`judge` reads each key and says which are left out."""
+        locate_run = self.strategy.locate_run
+        if locate_run is None or self.newest_first:
             return None
-        found = self.strategy.locate_run(keys)
+        found = locate_run(keys)
         if found is None:
             return None
-        ids, times = found
-        if min(times) < self.start_ms or max(times) >= self.end_ms:
+        ids, first_ms, last_ms = found  # ids ascend with the keys
+        if first_ms < self.start_ms or last_ms >= self.end_ms:
             return None
-        if owns is not None and (min(ids) < owns[0] or max(ids) >= owns[1]):
+        if owns is not None and (ids[0] < owns[0] or ids[-1] >= owns[1]):
             return None
         positions = list(zip(ids, keys, strict=True))
-        if self.after is not None and min(positions) <= self.after:
+        if self.after is not None and positions[0] <= self.after:
             return None
-        if self.before is not None and max(positions) >= self.before:
+        if self.before is not None and positions[-1] >= self.before:
             return None
-        return positions, times[-1]
+        return positions, last_ms
 
     def cursor(self, position: Position) -> str:
         """The resume cursor just past ``position`` (an item this plan returned)."""

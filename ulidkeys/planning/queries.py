@@ -27,7 +27,6 @@ from ulidkeys.planning.keyschemas import BUCKET, SHARD
 from ulidkeys.planning.plans import (
     MAX_CALLS,
     Cursor,
-    KeyRun,
     Located,
     Plan,
     Position,
@@ -254,6 +253,7 @@ class EntityQuery:
     newest_first: bool  # as asked (the plan's own order is that of the keys)
     prefix: str
     splittable: bool = False
+    locate_run = None  # sort keys are read one by one (:meth:`locate`)
     # read from the entity once: locate() runs for every item a query returns
     _schema: KeySchema = field(init=False, repr=False, compare=False)
     _timestamp: Callable[[str], int] = field(init=False, repr=False, compare=False)
@@ -290,10 +290,6 @@ class EntityQuery:
         if id_text == id_ceiling(scheme):
             return scheme.to_int(scheme.max_for(scheme.max_ms)) + 1
         return scheme.to_int(id_text)
-
-    def locate_run(self, values: list[Any]) -> KeyRun | None:
-        """Sort keys are read one by one (:meth:`locate`)."""
-        return None
 
     def locate(self, value: Any) -> Located | None:
         """The plan's reading of a returned sort key: the id, its time, the key as text."""

@@ -3,8 +3,9 @@
 Imports the standard library only. This module holds the value and the generators that return
 it (``ULIDGenerator``, ``Monotonic``, the process-wide :data:`default_generator` that ``ULID()``
 draws from); the text they make, the monotonic state, python-ulid's policies, the buffer of
-random bits from ``os.urandom`` (the OS CSPRNG) and its reset in a forked child are
-:mod:`ulidkeys.ulid.generation`'s.
+random bits from ``os.urandom`` (the OS CSPRNG) and their reset in a forked child are
+:mod:`ulidkeys.ulid.generation`'s, :mod:`~ulidkeys.ulid.monotonic`'s and
+:mod:`~ulidkeys.ulid.randomness`'s.
 """
 
 from __future__ import annotations
@@ -40,23 +41,27 @@ from ulidkeys.ulid.forms import (
 )
 from ulidkeys.ulid.generation import (
     MAX_BATCH,
-    MAX_RANDOMNESS,
-    MIN_RANDOMNESS,
-    BaseMonotonicPolicy,
-    LaxMonotonicPolicy,
-    MonotonicityPolicy,
-    PureRandomPolicy,
-    RandomnessSource,
-    StrictMonotonicPolicy,
     TextGenerator,
     batch,
     check_count,
     clock_ms,
+    timestamp_ms,
+)
+from ulidkeys.ulid.monotonic import (
+    BaseMonotonicPolicy,
+    LaxMonotonicPolicy,
+    MonotonicityPolicy,
+    PureRandomPolicy,
+    StrictMonotonicPolicy,
     monotonic,
+    process_state,
+)
+from ulidkeys.ulid.randomness import (
+    MAX_RANDOMNESS,
+    MIN_RANDOMNESS,
+    RandomnessSource,
     new,
     next_tail,
-    process_state,
-    timestamp_ms,
 )
 
 __all__ = [
