@@ -266,3 +266,25 @@ def test_on_moto_a_partly_read_sharded_prefix_holds_its_range(s3: Any) -> None:
         s3.meta.events.unregister("before-call.s3.ListObjectsV2")
     check_contract(found, sorted(ids, key=str.encode), "logs/", len(calls), 6)
     assert found.keys.state == "range" and found.layout == layout
+
+
+def test_shards_seen_on_the_first_page_alone_count_nothing_exactly() -> None:
+    """16 shards of 250 keys each, one call: the page ends exactly where folder 03 does, so the
+    keys read look like a whole 4-shard layout. Without the folder listing the shard count is
+    not known: the count is unknown, never "1,000 (exact)" (hypothesis found it)."""
+    layout = LAYOUTS["16 shards, days"]
+    rng = random.Random(7)
+    ids: list[str] = []
+    per_shard = {shard: 0 for shard in range(16)}
+    while min(per_shard.values()) < 250:
+        key = keys_at(layout, [T0 + rng.randrange(DAY)], rng)[0]
+        shard = int(key[len(layout.prefix) : len(layout.prefix) + 2])
+        if per_shard[shard] < 250:
+            per_shard[shard] += 1
+            ids.append(key)
+    bucket = StandInS3(ids)
+    found = survey(bucket, "b", layout.prefix, max_calls=1, fast_pages=False)  # type: ignore[arg-type]
+    check_contract(found, bucket.keys, layout.prefix, bucket.calls, 1)
+    assert bucket.calls == 1 and not found.exact
+    assert found.keys.state == "unknown" and found.keys.low == 1000
+    assert found.config is None

@@ -10,6 +10,7 @@ shared with the asyncio shell.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
@@ -27,7 +28,7 @@ from ulidkeys.engine.chains import (
 )
 from ulidkeys.engine.pools import pool_size, warn_crowded
 from ulidkeys.engine.programs import Collect, Fetch, Give, Program
-from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers
+from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers, merge_runs
 from ulidkeys.engine.slicing import Slicing, TimeSlice
 from ulidkeys.planning.plans import Plan
 
@@ -102,24 +103,28 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
         token, limit = request
         return self.pool.submit(self.source.fetch, state.call, token, limit)  # type: ignore[no-any-return]
 
-    def chain(self, call: CallT) -> Iterator[Ordered]:
-        """The chain's positioned items; its first request is sent at once, so chains overlap."""
+    def chain(self, call: CallT) -> Iterator[list[Ordered]]:
+        """The chain's positioned items, a page's list at a time; its first request is sent at
+        once, so chains overlap."""
         state = self.chain_state(call)
         pending = self._send(state)
         return self._pages(state, pending)
 
-    def _pages(self, state: ChainState[CallT], pending: Future[Page] | None) -> Iterator[Ordered]:
+    def _pages(
+        self, state: ChainState[CallT], pending: Future[Page] | None
+    ) -> Iterator[list[Ordered]]:
         while pending is not None:
             items = state.receive(pending.result())
             # Read-ahead: ask for the next page while this one is consumed (not with a limit
             # or a page budget, where a request sent early may be a request wasted).
             pending = self._send(state) if self.read_ahead else None
-            yield from items
+            yield items  # resumed once the caller has taken them all
             if not self.read_ahead:
                 pending = self._send(state)
 
-    def slices(self, slicing: Slicing[CallT]) -> list[Iterator[Ordered]]:
-        """Each chain's items, its time slices sent as :class:`Slicing` asks."""
+    def slices(self, slicing: Slicing[CallT]) -> list[Iterator[list[Ordered]]]:
+        """Each chain's items, a list at a time, its time slices sent as :class:`Slicing`
+        asks."""
         futures: dict[Future[Page], TimeSlice[CallT]] = {}
 
         def pump() -> None:
@@ -133,14 +138,15 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
             for future in done:
                 slicing.receive(futures.pop(future), future.result())
 
-        def chain(index: int) -> Iterator[Ordered]:
+        def chain(index: int) -> Iterator[list[Ordered]]:
             while True:
                 items = slicing.take(index)
-                yield from items
+                if items:
+                    yield items  # resumed once the caller has taken them all
+                elif not slicing.finished(index):
+                    pump()  # nothing ready: wait for a page
                 if slicing.finished(index):
                     return
-                if not items:
-                    pump()
 
         return [chain(index) for index in range(len(slicing.chains))]
 
@@ -157,9 +163,13 @@ class _Runner(Schedule[CallT, PageSource[CallT], Iterator[Ordered]]):
             streams = [self.chain(call) for call in calls]  # each sends its first request
             self._crowded(min(len(calls), self.max_workers))
         if len(streams) == 1:
-            return streams[0]
-        # heapq.merge in C: the order of Merge, without a Python step per item
-        return heapq.merge(*streams, key=_POSITION, reverse=self.plan.newest_first)
+            return itertools.chain.from_iterable(streams[0])  # no Python step per item
+        if not self.plan.newest_first and all(call.ordered for call in calls):
+            return merge_runs(streams)  # a page at a time
+        # unordered chains give a folder at once, sorted: merged an item at a time (the
+        # order of Merge), so no more than a folder per chain is held
+        items = [itertools.chain.from_iterable(stream) for stream in streams]
+        return heapq.merge(*items, key=_POSITION, reverse=self.plan.newest_first)
 
     def items(self) -> Iterator[Ordered]:
         """The plan's entries in result order; the pool is shut down when they end or stop."""

@@ -1,13 +1,15 @@
 """What a running plan does next, with no I/O: the order groups start in and the limit
-(:class:`Schedule`), the k-way merge of a group's chains (:class:`Merge`) and the stats and cursor
-of the results handed out (:class:`Yielded`).
+(:class:`Schedule`), the k-way merge of a group's chains (:class:`Merge`, :func:`merge_runs`)
+and the stats and cursor of the results handed out (:class:`Yielded`).
 """
 
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import CallT, ChainState, Ordered, Stats
@@ -86,6 +88,49 @@ class Merge:
 
     def __bool__(self) -> bool:
         return bool(self._heap)
+
+
+def merge_runs(sources: list[Iterator[list[Ordered]]]) -> Iterator[Ordered]:
+    """The k-way merge of chains that each give their entries in ascending order a list at a
+    time: the order of ``heapq.merge(*chains, key=_POSITION)`` (ties in chain order), a batch
+    at a time instead of a heap step per entry.
+
+    Each batch is every entry below the smallest last position of the lists at hand (all
+    that can come before that position has arrived), sorted in C: a stable sort of runs
+    concatenated in chain order keeps ties in chain order. When none is below it, the first
+    chain whose next entry is at it gives its entries at it, as the heap merge would. A
+    chain's next list is asked for only once its entries are all given, as the heap merge
+    would; the lists given are never changed."""
+    buffers: list[list[Ordered]] = [[] for _ in sources]
+    live = list(range(len(sources)))
+    while True:
+        for index in list(live):
+            while not buffers[index]:  # a chain whose entries were all given: its next list
+                page = next(sources[index], None)
+                if page is None:
+                    live.remove(index)
+                    break
+                buffers[index] = page
+        if not live:
+            return
+        bound = min(buffers[index][-1][0] for index in live)
+        batch: list[Ordered] = []
+        for index in live:
+            buffer = buffers[index]
+            cut = bisect_left(buffer, bound, key=_POSITION)
+            if cut:
+                batch += buffer[:cut]
+                buffers[index] = buffer[cut:]
+        if not batch:  # every head is at the bound: the first chain holding it gives its own
+            first = next(index for index in live if buffers[index][0][0] == bound)
+            buffer = buffers[first]
+            cut = bisect_right(buffer, bound, key=_POSITION)
+            batch, buffers[first] = buffer[:cut], buffer[cut:]  # the chain's list left whole
+        batch.sort(key=_POSITION)
+        yield from batch
+
+
+_POSITION = itemgetter(0)
 
 
 def _same(position: Position) -> Position:

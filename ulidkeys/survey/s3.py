@@ -129,7 +129,9 @@ def survey_program(
             "nothing is stored under this prefix" if whole else read_note(stats, whole, 0, "keys")
         )
         return updated(found, stats, notes=(note,))
-    folders: list[str] | None = []
+    # the folders under the prefix, None while their count is not known (not listed, or more
+    # than a page): shards inferred from the keys read alone may be fewer than there are
+    folders: list[str] | None = None
     if not whole and stats.calls < max_calls:
         if _first_folder(prefix, keys[0]) != _first_folder(prefix, keys[-1]):
             # a first folder was read whole: how many folders there are may count the keys
