@@ -236,6 +236,127 @@ def test_a_full_page_of_1000_keys_and_the_empty_page() -> None:
     assert len(reader().read(full)["Contents"]) == 1000  # type: ignore[index]
 
 
+# --- runs of records, read a column at a time ----------------------------------------------
+
+# Texts in S3's timestamp form that no date has (botocore's parser refuses them), and one
+# that Python 3.10's fromisoformat refuses but botocore reads (a one-digit fraction).
+ODD_STAMPS = [
+    "2024-02-30T00:00:00.000Z",
+    "2024-05-17T24:00:00.000Z",
+    "2024-05-17T00:00:60.000Z",
+    "0000-01-01T00:00:00.000Z",
+    "2024-05-17T00:00:00.1Z",
+]
+
+
+@st.composite
+def runs(draw: Any) -> bytes:
+    """A page whose objects are one run of records of one shape: each record with or
+    without whitespace between its elements, timestamps drawn from a pool (a small pool
+    repeats texts, as S3's whole seconds do), keys and ETags with or without references."""
+    count = draw(st.integers(1, 40))
+    pool = draw(st.lists(timestamps | st.sampled_from(ODD_STAMPS), min_size=1, max_size=count))
+    quoted = draw(st.booleans())  # every ETag's quotes escaped, as S3 writes them
+    records = []
+    for _ in range(count):
+        gap = draw(st.sampled_from(["", "", "", "\n", " \t"]))
+        etag = '"' + draw(st.text("0123456789abcdef", max_size=32)) + '"'
+        etag = etag.replace('"', "&quot;") if quoted else escape(etag, draw)
+        fields = [
+            f"<Key>{escape(draw(texts), draw)}</Key>",
+            f"<LastModified>{draw(st.sampled_from(pool))}</LastModified>",
+            f"<ETag>{etag}</ETag>",
+            "<ChecksumAlgorithm>CRC64NVME</ChecksumAlgorithm>",
+            f"<Size>{draw(st.integers(0, 2**63))}</Size>",
+            "<StorageClass>STANDARD</StorageClass>",
+        ]
+        records.append(f"<Contents>{gap}{gap.join(fields)}{gap}</Contents>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="x"><Name>b</Name>'
+        f"<KeyCount>{count}</KeyCount><IsTruncated>false</IsTruncated>{''.join(records)}"
+        "</ListBucketResult>"
+    ).encode()
+
+
+def agrees_with_botocore(body: bytes) -> dict[str, Any] | None:
+    """What the reader reads of ``body``, checked against botocore: the same dicts, or None
+    where botocore refuses the page (a timestamp no date has)."""
+    read = reader().read(body)
+    try:
+        expected = botocore_reads(body)
+    except ValueError:
+        assert read is None
+        return None
+    assert read is not None  # a page botocore reads, in forms the reader knows
+    assert exact(read) == exact(expected)
+    return read
+
+
+@settings(max_examples=150)
+@given(runs())
+def test_a_run_of_records_reads_as_botocore_reads_it(body: bytes) -> None:
+    agrees_with_botocore(body)
+
+
+def s3_page(stamps: list[str], key: str = "logs/{i:04d}%C3%A9") -> bytes:
+    objects = "".join(
+        f"<Contents><Key>{key.format(i=i)}</Key><LastModified>{stamp}</LastModified>"
+        f"<ETag>&quot;{i:032x}&quot;</ETag><ChecksumAlgorithm>CRC64NVME</ChecksumAlgorithm>"
+        f"<ChecksumType>FULL_OBJECT</ChecksumType><Size>{i}</Size>"
+        "<StorageClass>STANDARD</StorageClass></Contents>"
+        for i, stamp in enumerate(stamps)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="x"><Name>b</Name>'
+        f"<IsTruncated>false</IsTruncated>{objects}</ListBucketResult>"
+    ).encode()
+
+
+@pytest.mark.parametrize("per_second", [1, 2, 10, 1000])
+def test_timestamps_of_a_page_whatever_their_repeats(per_second: int) -> None:
+    """A key a second (every text distinct: converted value by value), up to a page in one
+    second (one text: converted once); whole seconds, milliseconds and microseconds."""
+    for fraction in (".000", "", ".123456", ".5"):
+        stamps = [
+            f"2024-05-17T{i // per_second // 3600 % 24:02d}:{i // per_second // 60 % 60:02d}:"
+            f"{i // per_second % 60:02d}{fraction}Z"
+            for i in range(1000)
+        ]
+        read = agrees_with_botocore(s3_page(stamps))
+        assert read is not None and len(read["Contents"]) == 1000
+
+
+@pytest.mark.parametrize("odd", ODD_STAMPS)
+def test_a_timestamp_fromisoformat_refuses_in_a_run_goes_the_exact_way(odd: str) -> None:
+    for where in (0, 499, 999):
+        stamps = [f"2024-05-17T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z" for i in range(1000)]
+        stamps[where] = odd
+        agrees_with_botocore(s3_page(stamps))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "a&quot;{i}",  # quotes only, in another column than ETag's
+        "a&amp;quot;{i}",  # an escaped "&" before "quot;": not a quote
+        "&#34;{i}&apos;&lt;",  # quotes written other ways, other references
+        "{i}&quot;&amp;",
+        "{i}&nbsp;",  # an entity XML does not predefine: botocore's to refuse
+        "{i}&quot",  # a "&" that starts no reference
+    ],
+)
+def test_references_in_a_column_read_as_expat_reads_them(key: str) -> None:
+    stamps = ["2024-05-17T00:00:00.000Z"] * 300
+    body = s3_page(stamps, key)
+    try:
+        expected = botocore_reads(body)
+    except Exception:  # botocore's parser refuses the page: so must the reader
+        assert reader().read(body) is None
+        return
+    read = reader().read(body)
+    assert read is not None and exact(read) == exact(expected)
+
+
 # --- installed on a client --------------------------------------------------------------
 
 
