@@ -7,6 +7,7 @@ at a time, in C where it can be.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -137,11 +138,11 @@ class Moments:
         # S3 writes whole seconds: a window of many keys a second repeats its texts, and a
         # dict of the distinct ones is then cheaper than converting every value
         keys = list(distinct) if len(distinct) * 3 < len(texts) * 2 else texts
-        try:
-            naive = list(map(datetime.fromisoformat, map(_BEFORE_Z, keys)))
+        try:  # 3.11+ reads the "Z" (UTC: the same fields; combine drops the zone it gives)
+            read = list(map(datetime.fromisoformat, keys if _READS_Z else map(_BEFORE_Z, keys)))
         except ValueError:
             return self._exact(texts)
-        moments = list(map(datetime.combine, naive, map(datetime.time, naive), repeat(self.zone)))
+        moments = list(map(datetime.combine, read, map(datetime.time, read), repeat(self.zone)))
         if keys is texts:
             return moments
         return list(map(dict(zip(keys, moments, strict=True)).__getitem__, texts))
@@ -289,6 +290,7 @@ class Template:
 
 _TRUE = "true"
 _BEFORE_Z = itemgetter(slice(None, -1))
+_READS_Z = sys.version_info >= (3, 11)  # datetime.fromisoformat("...Z")
 
 
 def _unescape_column(texts: Sequence[str], joined: str) -> list[str]:
