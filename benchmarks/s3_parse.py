@@ -23,9 +23,17 @@ from ulidkeys.s3.pages import PageReader, install_fast_pages, model_fields
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 
 
-def page(count: int, *, owner: bool = False, unicode: bool = False, folders: bool = False) -> bytes:
-    """A body as S3 writes it: url-encoded keys (boto3 asks for them), one LastModified per
-    second, a distinct ETag per object, CRC64NVME checksums."""
+def page(
+    count: int,
+    *,
+    owner: bool = False,
+    unicode: bool = False,
+    folders: bool = False,
+    step_ms: int = 1700,
+) -> bytes:
+    """A body as S3 writes it: url-encoded keys (boto3 asks for them), LastModified in whole
+    seconds (a key every ``step_ms``: the default gives each key its own second), a distinct
+    ETag per object, CRC64NVME checksums."""
     parts = [
         '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/'
         '2006-03-01/"><Name>photos</Name><Prefix>uploads/</Prefix><NextContinuationToken>'
@@ -34,7 +42,7 @@ def page(count: int, *, owner: bool = False, unicode: bool = False, folders: boo
         "</IsTruncated>"
     ]
     for i in range(count):
-        ms = T0 + i * 1700
+        ms = T0 + i * step_ms
         name = base32.encode_time(ms) + base32.encode_random(i * 7919)
         key = quote(f"uploads/{'café-ü/' if unicode else ''}{name}.jpg", safe="/")
         if folders:
@@ -101,6 +109,7 @@ def main() -> None:
     headers = {"x-amz-request-id": "R"}
     cases = [
         ("1,000 keys (S3's form)", page(1000)),
+        ("1,000 keys, 10 a second", page(1000, step_ms=100)),
         ("1,000 keys, unicode (url-encoded)", page(1000, unicode=True)),
         ("1,000 keys with Owner (FetchOwner)", page(1000, owner=True)),
         ("1,000 common prefixes", page(1000, folders=True)),

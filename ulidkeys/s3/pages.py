@@ -9,11 +9,25 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, tzinfo
-from itertools import repeat
+from collections.abc import Callable, Mapping
+from datetime import tzinfo
 from typing import Any
+
+from ulidkeys.s3.page_records import (
+    BOOLEAN,
+    INTEGER,
+    NAME,
+    STRING,
+    STRUCTURE,
+    TEXT,
+    TIMESTAMP,
+    Member,
+    Moments,
+    Templates,
+    Unrecognised,
+    model_fields,
+    unescape,
+)
 
 #: botocore emits ``before-parse.s3.ListObjectsV2`` before it parses a page, with a dict that
 #: is merged into the parsed response. The handler is registered for every ``before-parse`` of
@@ -26,54 +40,6 @@ OPERATION = "ListObjectsV2"
 #: Registered under this id, so installing twice keeps one handler.
 HANDLER_ID = "ulidkeys.s3.pages"
 
-# Kinds of model members the reader builds; anything else is left to botocore.
-_STRING, _INTEGER, _BOOLEAN, _TIMESTAMP, _STRUCTURE = range(5)
-_KINDS = {
-    "string": _STRING,
-    "integer": _INTEGER,
-    "long": _INTEGER,
-    "boolean": _BOOLEAN,
-    "timestamp": _TIMESTAMP,
-    "structure": _STRUCTURE,
-}
-
-
-@dataclass(frozen=True)
-class Member:
-    """How botocore reads one XML element of a structure: the member it fills, its kind, its
-    rank in the model (botocore builds dicts in model order) and, for a structure, its fields
-    by XML name. ``flat``: a flattened list, one element per item."""
-
-    name: str
-    kind: int | None  # None: a kind the reader does not build (botocore reads the page)
-    rank: int
-    flat: bool = False
-    fields: Mapping[str, Member] | None = None
-
-
-def model_fields(shape: Any) -> dict[str, Member]:
-    """The XML elements of a botocore structure shape, read the way botocore's XML parser
-    names them (``_member_key_name``); header members are left out (botocore reads them)."""
-    out: dict[str, Member] = {}
-    for rank, (name, member) in enumerate(shape.members.items()):
-        serialization = member.serialization
-        if serialization.get("location") or serialization.get("eventheader"):
-            continue
-        item, flat = member, False
-        if member.type_name == "list" and serialization.get("flattened"):
-            item, flat = member.member, True
-            xml = item.serialization.get("name") or serialization.get("name") or name
-        else:
-            xml = serialization.get("name") or name
-        kind = _KINDS.get(item.type_name)
-        supported = not serialization.get("xmlAttribute") and not getattr(
-            item, "is_tagged_union", False
-        )
-        fields = model_fields(item) if kind == _STRUCTURE else None
-        out[xml] = Member(name, kind if supported else None, rank, flat, fields)
-    return out
-
-
 # --- reading a page ----------------------------------------------------------------------
 
 # S3's own prolog and root; any other (a BOM, a DOCTYPE, another encoding) goes to botocore.
@@ -82,145 +48,19 @@ _PROLOG = re.compile(
     r'<ListBucketResult(?: xmlns="[^"<>&]*")?>'
 )
 _ROOT_END = "</ListBucketResult>"
-_NAME = "[A-Za-z][A-Za-z0-9]*"
-# Text: what expat reads as it is. A page holding a character XML 1.0 forbids, or CR (expat
-# reads a literal CR as LF), is botocore's to parse or to refuse: looked for once in the body's
-# bytes (in C), so the patterns need not test every character against them (a third faster).
-_TEXT = "[^<]"
+# Characters XML 1.0 forbids, and CR (expat reads a literal CR as LF): a page holding one is
+# botocore's to parse or to refuse. Looked for once in the body's bytes (in C), so the
+# patterns need not test every character against them (TEXT, a third faster).
 _REFUSED_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20)])
 _REFUSED_UTF8 = ("\ufffe".encode(), "\uffff".encode())
 # One token: a leaf element with its text, an opening, closing or empty tag, text between
 # elements, or a "<" that starts none of these (comments, CDATA, attributes, prefixes).
 _TOKEN = re.compile(
-    f"<({_NAME})>({_TEXT}*)</({_NAME})>"  # leaf
-    f"|<(/?)({_NAME})(/?)>"  # tag
-    f"|({_TEXT}+)"  # text between elements
+    f"<({NAME})>({TEXT}*)</({NAME})>"  # leaf
+    f"|<(/?)({NAME})(/?)>"  # tag
+    f"|({TEXT}+)"  # text between elements
     "|([\\s\\S])"  # anything else
 )
-# An element holding only leaf elements (an object without Owner, a common prefix): the
-# shape a record template is learnt from (the template itself checks every character).
-_RECORD = re.compile(f"<({_NAME})>[ \t\n]*((?:<({_NAME})>[^<]*</\\3>[ \t\n]*)*)</\\1>")
-_OPENING = re.compile(f"<({_NAME})>")
-_REFERENCE = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));|&")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-# The timestamps S3 sends, read here (dateutil reads them the same way); any other form goes
-# through botocore's own parser.
-_ISO_Z = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?Z"
-_ISO_Z_MATCH = re.compile(_ISO_Z).fullmatch
-#: Record shapes remembered per element (a server writes one or two).
-MAX_TEMPLATES = 8
-
-
-class _Unrecognised(Exception):
-    """The page holds something this reader does not build: botocore parses it."""
-
-
-def _xml_char(code: int) -> str:
-    if code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD:
-        return chr(code)
-    if 0x10000 <= code <= 0x10FFFF:
-        return chr(code)
-    raise _Unrecognised  # expat refuses a reference to a character XML does not allow
-
-
-def _reference(match: re.Match[str]) -> str:
-    named, decimal, hexadecimal = match.groups()
-    if named:
-        return _NAMED[named]
-    if decimal:
-        return _xml_char(int(decimal))
-    if hexadecimal:
-        return _xml_char(int(hexadecimal, 16))
-    raise _Unrecognised  # a bare "&" or an entity XML does not predefine
-
-
-def _unescape(text: str) -> str:
-    return _REFERENCE.sub(_reference, text)
-
-
-class _Moments:
-    """Timestamps as botocore's parser reads them, each distinct text read once (and whether
-    the page holds references to unescape: most hold none once quotes are read)."""
-
-    def __init__(self, zone: tzinfo | None, parse: Callable[[str], Any], escaped: bool) -> None:
-        self.zone, self.parse, self.escaped = zone, parse, escaped
-        self.seen: dict[str, datetime] = {}
-
-    def __call__(self, text: str) -> datetime:
-        moment = self.seen.get(text)
-        if moment is None:
-            moment = self.seen[text] = self._read(text)
-        return moment
-
-    def column(self, texts: Sequence[str]) -> list[datetime]:
-        seen = self.seen
-        for text in set(texts).difference(seen):
-            seen[text] = self._read(text)
-        return list(map(seen.__getitem__, texts))
-
-    def _read(self, text: str) -> datetime:
-        if _ISO_Z_MATCH(text):
-            try:  # dateutil gives the same fields, truncates past µs and adds ``zone``
-                naive = datetime.fromisoformat(text[:-1])
-            except ValueError:
-                pass  # not a date: botocore's parser raises its own error
-            else:  # combine: a third of the CPU of naive.replace(tzinfo=...), same value
-                return datetime.combine(naive, naive.time(), self.zone)
-        try:
-            moment = self.parse(text)
-        except Exception as error:  # botocore's own error, raised again by its own parse
-            raise _Unrecognised from error
-        if not isinstance(moment, datetime):
-            raise _Unrecognised
-        return moment
-
-
-class _Template:
-    """One record shape (its leaf elements, in document order): a regular expression that
-    matches a record of that shape and checks each value's form, and how its dict is built
-    (in model order, values converted as botocore converts them)."""
-
-    def __init__(self, outer: str, tags: Sequence[str], fields: Mapping[str, Member]) -> None:
-        members = [fields[tag] for tag in tags]
-        forms: dict[int | None, str] = {_INTEGER: "([0-9]+)", _TIMESTAMP: f"({_ISO_Z})"}
-        # tags are names (letters and digits): safe inside a pattern
-        leaves = "".join(
-            f"<{tag}>{forms.get(member.kind, f'({_TEXT}*)')}</{tag}>[ \t\n]*"
-            for tag, member in zip(tags, members, strict=True)
-        )
-        self.match = re.compile(f"<{outer}>[ \t\n]*{leaves}</{outer}>[ \t\n]*").match
-        self.order = sorted(range(len(members)), key=lambda i: members[i].rank)
-        self.names = tuple(members[i].name for i in self.order)
-
-        def where(kind: int) -> tuple[int, ...]:
-            return tuple(i for i, member in enumerate(members) if member.kind == kind)
-
-        self.strings, self.integers = where(_STRING), where(_INTEGER)
-        self.timestamps, self.booleans = where(_TIMESTAMP), where(_BOOLEAN)
-        self.flat = tuple(i for i, member in enumerate(members) if member.flat)
-
-    def build(self, rows: list[tuple[str, ...]], moments: _Moments) -> list[dict[str, Any]]:
-        """The dicts of a run of records (their values by element, in document order):
-        converted a column at a time, which keeps most of the work in C."""
-        columns: list[Any] = list(zip(*rows, strict=True))
-        if not columns:
-            return [{} for _ in rows]
-        if moments.escaped:  # the page holds a reference ("&...;") other than quotes
-            for i in self.strings:
-                columns[i] = [_unescape(v) if "&" in v else v for v in columns[i]]
-        for i in self.integers:
-            columns[i] = list(map(int, columns[i]))
-        for i in self.timestamps:
-            columns[i] = moments.column(columns[i])
-        for i in self.booleans:
-            columns[i] = [v == "true" for v in columns[i]]
-        for i in self.flat:
-            columns[i] = [[v] for v in columns[i]]
-        values = zip(*[columns[i] for i in self.order], strict=True)
-        return list(map(dict, map(zip, repeat(self.names), values)))
-
-
-_LEAF_KINDS = frozenset({_STRING, _INTEGER, _BOOLEAN, _TIMESTAMP})
 
 
 class PageReader:
@@ -229,14 +69,15 @@ class PageReader:
     ``timestamps`` is the client's timestamp parser (botocore's ``parse_timestamp``): values
     in S3's own form are built here with the time zone it gives them, any other form is
     passed to it, so every value is the one botocore would return. Records of one shape (an
-    object's leaf elements in one order) are read by one regular expression, learnt from the
-    first such record; anything else is read element by element.
+    object's elements in one order: leaves, or elements of leaves such as its Owner) are read
+    by one regular expression learnt from the first such record
+    (:class:`~ulidkeys.s3.page_records.Templates`); anything else is read element by element.
     """
 
     def __init__(self, fields: Mapping[str, Member], timestamps: Callable[[str], Any]) -> None:
         self.fields, self.timestamps = fields, timestamps
         self._zones: dict[tuple[str, ...], tzinfo | None] = {}
-        self._templates: dict[str, dict[tuple[str, ...], _Template | None]] = {}
+        self._templates = Templates()
 
     def _zone(self) -> tzinfo | None:
         # dateutil gives "...Z" the local zone when that is named "UTC", else tzutc(): ask it
@@ -263,36 +104,12 @@ class PageReader:
         if start is None or end < start.end() or text[end + len(_ROOT_END) :].strip(" \t\n"):
             return None  # another document, or one cut short
         inner = text[start.end() : end]
-        if "&" in inner:
-            # S3 escapes every quote of an ETag; a quote means nothing in markup (it would
-            # sit in a tag no token matches), so it is read here once for the whole page
-            inner = inner.replace("&quot;", '"').replace("&apos;", "'")
         try:
-            moments = _Moments(self._zone(), self.timestamps, "&" in inner)
-            return self._build(inner, moments)
-        except _Unrecognised:
+            return self._build(inner, Moments(self._zone(), self.timestamps))
+        except Unrecognised:
             return None
 
-    def _template(self, inner: str, pos: int, member: Member) -> _Template | None:
-        """The template of the record at ``pos`` (learnt if new), None if it has none."""
-        found = _RECORD.match(inner, pos)
-        if found is None or member.fields is None:
-            return None
-        outer = found.group(1)
-        tags = tuple(_OPENING.findall(found.group(2)))
-        known = self._templates.setdefault(outer, {})
-        if tags in known:
-            return known[tags]
-        fields = member.fields
-        fit = len(set(tags)) == len(tags) and all(
-            tag in fields and fields[tag].kind in _LEAF_KINDS for tag in tags
-        )
-        template = _Template(outer, tags, fields) if fit else None
-        if len(known) < MAX_TEMPLATES:
-            known[tags] = template
-        return template
-
-    def _build(self, inner: str, moments: _Moments) -> dict[str, Any]:
+    def _build(self, inner: str, moments: Moments) -> dict[str, Any]:
         fields: Mapping[str, Member] = self.fields
         out: dict[str, Any] = {}
         rank = -1
@@ -306,44 +123,44 @@ class PageReader:
             leaf, text, closing, slash, tag, empty, between, other = found.groups()
             if leaf is not None:
                 if leaf != closing:
-                    raise _Unrecognised
+                    raise Unrecognised
                 member = fields.get(leaf)
                 if member is None:
-                    raise _Unrecognised  # botocore skips what its model lacks: let it
+                    raise Unrecognised  # botocore skips what its model lacks: let it
                 value = self._leaf(member, text, moments)
             elif tag is not None:
                 if slash:  # a closing tag: the structure on top of the stack is complete
                     if empty or not stack or stack[-1][4] != tag:
-                        raise _Unrecognised
+                        raise Unrecognised
                     done = _ordered(out, fields) if shuffled else out
                     fields, out, rank, shuffled, _tag, member = stack.pop()
                     value = done
                 elif (member := fields.get(tag)) is None or member.kind is None:
-                    raise _Unrecognised
+                    raise Unrecognised
                 elif empty:  # <Tag/>: what botocore reads from an element with no text
                     value = self._leaf(member, "", moments)
-                elif member.kind != _STRUCTURE or member.fields is None:
-                    raise _Unrecognised
-                elif member.flat and (template := self._template(inner, pos, member)):
+                elif member.kind != STRUCTURE or member.fields is None:
+                    raise Unrecognised
+                elif member.flat and (template := self._templates.at(inner, pos, member)):
                     # a run of records of one shape, one regular expression match each
                     items = out.get(member.name)
                     if items is None:
                         items = out[member.name] = []
                         shuffled = shuffled or member.rank < rank
                         rank = member.rank
-                    match, build = template.match, template.build
-                    record = match(inner, pos)
+                    tight, match = template.tight, template.match
+                    record = tight(inner, pos) or match(inner, pos)
                     if record is None:  # a value of another form: read it element by element
                         stack.append((fields, out, rank, shuffled, tag, member))
                         fields, out, rank, shuffled = member.fields, {}, -1, False
                         pos = found.end()
                         continue
                     rows = []
-                    while record is not None:
+                    while record is not None:  # each record starts where the last one ended
                         rows.append(record.groups())
                         pos = record.end()
-                        record = match(inner, pos)
-                    items += build(rows, moments)
+                        record = tight(inner, pos) or match(inner, pos)
+                    items += template.build(rows, moments)
                     continue
                 else:  # an opening tag: the structure's members follow
                     stack.append((fields, out, rank, shuffled, tag, member))
@@ -351,7 +168,7 @@ class PageReader:
                     pos = found.end()
                     continue
             elif other or "&" in between:
-                raise _Unrecognised  # markup this reader does not know, or text expat checks
+                raise Unrecognised  # markup this reader does not know, or text expat checks
             else:
                 pos = found.end()
                 continue  # whitespace (or text) between elements: botocore ignores it
@@ -365,34 +182,34 @@ class PageReader:
                     continue
                 out[name] = [value]
             elif name in out:
-                raise _Unrecognised  # a repeated element: botocore reads it its own way
+                raise Unrecognised  # a repeated element: botocore reads it its own way
             else:
                 out[name] = value
             shuffled = shuffled or member.rank < rank
             rank = member.rank
         if stack:
-            raise _Unrecognised
+            raise Unrecognised
         return _ordered(out, fields) if shuffled else out
 
     @staticmethod
-    def _leaf(member: Member, text: str, moments: _Moments) -> Any:
+    def _leaf(member: Member, text: str, moments: Moments) -> Any:
         """A leaf element's value as botocore reads it (an empty element reads as "")."""
         kind = member.kind
         if "&" in text:
-            text = _unescape(text)
-        if kind == _STRING:
+            text = unescape(text)
+        if kind == STRING:
             return text
-        if kind == _TIMESTAMP:
+        if kind == TIMESTAMP:
             return moments(text)
-        if kind == _INTEGER:
+        if kind == INTEGER:
             if not (text.isascii() and text.isdigit()):
-                raise _Unrecognised  # int() reads more forms than digits: botocore decides
+                raise Unrecognised  # int() reads more forms than digits: botocore decides
             return int(text)
-        if kind == _BOOLEAN:
+        if kind == BOOLEAN:
             return text == "true"
-        if kind == _STRUCTURE and not text.strip(" \t\n"):
+        if kind == STRUCTURE and not text.strip(" \t\n"):
             return {}  # an element with no members
-        raise _Unrecognised
+        raise Unrecognised
 
 
 def _ordered(parsed: dict[str, Any], fields: Mapping[str, Member]) -> dict[str, Any]:
