@@ -1,0 +1,154 @@
+"""Item maps converted by code compiled once per shape: the fast DynamoDB page reader's
+(:mod:`ulidkeys.dynamodb.pagereader`) hot loop, for maps whose attribute names come again.
+
+The items of a page nearly always share a few shapes: the same attribute names, in the same
+order, each with the same type. Walking each item generically costs a loop, a tag test chain
+and a function call per value; a function compiled for one shape reads each value with a
+fixed subscript and builds the item with one dict display. It is only an accelerator: it
+converts a map exactly when the map has the shape it was compiled for, and otherwise fails
+*before changing anything* (:class:`ShapeMiss`, a KeyError or a TypeError), so the caller
+converts that map generically, which stays the reference for every value.
+
+The shape of a map is its names in order (the key a function is cached under) and, for
+each value, its type tag and its JSON type. Nested maps and lists are left to the caller's
+converters (passed in; nested maps are looked up by their own shape there), so a shape does
+not depend on what a list holds or on the names of a nested map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+#: The JSON type each tag's value has, in DynamoDB's own forms.
+_KIND = {
+    "S": "str",
+    "N": "str",
+    "B": "str",
+    "BOOL": "bool",
+    "NULL": "bool",
+    "M": "dict",
+    "L": "list",
+    "SS": "list",
+    "NS": "list",
+    "BS": "list",
+}
+#: Maps with more attributes are converted generically (the compiled code grows with them).
+MAX_ATTRIBUTES = 64
+#: Shapes compiled per converter at most; beyond, new shapes are converted generically (a
+#: page of ever-new shapes cannot make the reader compile without end).
+MAX_SHAPES = 256
+#: Shapes seen once, remembered to compile them when they come again (cleared when full).
+MAX_SEEN = 1024
+
+
+class ShapeMiss(Exception):
+    """A map is not of the shape a function was compiled for (nothing of it was changed)."""
+
+
+class Shapes:
+    """The functions compiled for the shapes of one converter (plain or typed), by names.
+
+    ``env`` holds the callables the compiled code calls: ``number``, ``binary`` and ``blob``
+    (as in :class:`~ulidkeys.dynamodb.pagereader.PageReader`), ``convert_map`` (this
+    converter's map conversion, for nested maps) and ``convert_value`` (its conversion of a
+    value, for list members); ``generic`` is its generic map conversion, used for shapes not
+    worth compiling. ``plain`` says which values the code builds: boto3's plain values
+    (decoding blobs in place as well) or botocore's (the map checked and its blobs decoded
+    in place, the map itself returned)."""
+
+    def __init__(self, plain: bool, env: dict[str, Any], generic: Callable[[Any], Any]) -> None:
+        self.plain = plain
+        self.env = env  # read when a shape is compiled: convert_map is set after this
+        self.generic = generic
+        #: names -> the function for maps of that shape (read without a lock: a dict's get
+        #: is atomic, and two threads compiling one shape compile the same code).
+        self.compiled: dict[tuple[str, ...], Callable[[Any], Any]] = {}
+        self._seen: dict[tuple[str, ...], None] = {}
+
+    def learn(self, names: tuple[str, ...], sample: dict[str, Any]) -> Callable[[Any], Any] | None:
+        """The function for maps named ``names`` (``sample`` is one, not yet converted): None
+        the first time a shape is seen (most shapes seen once are never seen again), then
+        the compiled function, or the generic conversion for a shape not worth compiling."""
+        if names not in self._seen:
+            if len(self._seen) >= MAX_SEEN:
+                self._seen.clear()
+            self._seen[names] = None
+            return None
+        if len(self.compiled) >= MAX_SHAPES:
+            return None
+        function = compile_shape(names, sample, self.plain, self.env)
+        if function is None:
+            if len(names) <= MAX_ATTRIBUTES:
+                return None  # the sample is no DynamoDB map: the generic conversion says so
+            function = self.generic
+        self.compiled[names] = function
+        return function
+
+
+def compile_shape(
+    names: tuple[str, ...], sample: dict[str, Any], plain: bool, env: dict[str, Any]
+) -> Callable[[Any], Any] | None:
+    """A function converting maps of the shape of ``sample`` (named ``names``), or None if
+    ``sample`` holds a value not of DynamoDB's forms or has too many attributes.
+
+    The function reads every value (a subscript by name, then by tag: a KeyError or a
+    TypeError if the map is of another shape), checks each one in a single condition (one
+    key, the JSON type of its tag, set members all strings), and only then converts and
+    changes anything: nothing it does before can raise for a map of DynamoDB's forms, and
+    everything it does after raises only where the generic conversion raises too."""
+    if len(names) > MAX_ATTRIBUTES:
+        return None
+    tags = []
+    for name in names:
+        value = sample[name]
+        if value.__class__ is not dict or len(value) != 1:
+            return None
+        (tag,) = value
+        if _KIND.get(tag) != value[tag].__class__.__name__:
+            return None
+        tags.append(tag)
+    reads, checks, joins, steps, fields = [], [], [], [], []
+    for i, (name, tag) in enumerate(zip(names, tags)):
+        v, r = f"v{i}", f"r{i}"
+        # repr: a str's repr is always a str literal of the same text
+        reads.append(f"    {v} = item[{name!r}]; {r} = {v}[{tag!r}]")
+        checks.append(f"len({v}) != 1 or {r}.__class__ is not {_KIND[tag]}")
+        if tag in ("SS", "NS", "BS"):
+            joins.append(f"    ''.join({r})")  # a TypeError unless every member is a str
+        out = r
+        if tag == "N":
+            out = f"number({r})"
+        elif tag == "NULL":
+            out = "None"
+        elif tag == "B":
+            steps.append(f"    {v}['B'] = {r} = blob({r})")
+            out = f"binary({r})"
+        elif tag == "BS":
+            steps.append(f"    {v}['BS'] = {r} = list(map(blob, {r}))")
+            out = f"set(map(binary, {r}))"
+        elif tag == "SS":
+            out = f"set({r})"
+        elif tag == "NS":
+            out = f"set(map(number, {r}))"
+        elif tag == "M":
+            out = f"convert_map({r})"
+        elif tag == "L":
+            out = f"list(map(convert_value, {r}))"
+            if not plain:
+                steps.append(f"    for member in {r}: convert_value(member)")
+        if plain:
+            fields.append(f"{name!r}: {out}")
+        elif tag == "M":
+            steps.append(f"    {out}")
+    lines = ["def convert(item):", *reads]
+    if checks:
+        lines.append(f"    if {' or '.join(checks)}:")
+        lines.append("        raise ShapeMiss")
+    lines += joins
+    lines += steps
+    lines.append(f"    return {{{', '.join(fields)}}}" if plain else "    return item")
+    namespace = {**env, "ShapeMiss": ShapeMiss}
+    exec("\n".join(lines), namespace)  # noqa: S102  (code built above from names' reprs)
+    function: Callable[[Any], Any] = namespace["convert"]
+    return function
