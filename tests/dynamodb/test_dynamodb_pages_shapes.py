@@ -215,3 +215,28 @@ def test_wide_items_and_many_shapes(width: int) -> None:
     many = [{f"k{i}": {"S": "v"}, "n": {"N": "2"}} for i in range(itemshapes.MAX_SHAPES + 5)]
     body = json.dumps({"Items": [wide, wide, wide, *many, *many]}).encode()
     check_page(_boto3_reader(), body, hostile=False)
+
+
+SAMPLES: dict[str, Any] = {
+    "S": "a",
+    "N": "1",
+    "B": "AAE=",
+    "BOOL": True,
+    "NULL": True,
+    "SS": ["a"],
+    "NS": ["1"],
+    "BS": ["AAE="],
+    "M": {"a": {"S": "b"}},
+    "L": [{"S": "b"}],
+}
+
+
+@pytest.mark.parametrize("tag", list(SAMPLES))
+@pytest.mark.parametrize("bad", HOSTILE, ids=repr)
+def test_a_value_not_of_dynamodbs_forms_in_a_compiled_shape(tag: str, bad: Any) -> None:
+    """Each value not of DynamoDB's forms, where the compiled code expects each type: the
+    page is botocore's, as when the generic conversion meets it."""
+    item = {"b": {"B": "AAE="}, "x": {tag: SAMPLES[tag]}, "z": {"N": "2"}}
+    check_page(_boto3_reader(), json.dumps({"Items": [item] * 3}).encode(), hostile=False)
+    page = [item, item, {**item, "x": bad}, item]
+    check_page(_boto3_reader(), json.dumps({"Items": page}).encode(), hostile=True)
