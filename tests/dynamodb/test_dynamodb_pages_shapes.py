@@ -139,7 +139,8 @@ def test_compiled_code_converts_its_shape_and_changes_nothing_of_another(
     for plain_wanted in (True, False):
         env: dict[str, Any] = {"number": reader.number, "binary": reader.binary}
         env.update(blob=reader.blob, convert_value=reader.plain_value)
-        env["convert_map"] = reader.plain_map if plain_wanted else reader.typed_map
+        convert_map = reader.plain_map if plain_wanted else reader.typed_map
+        env["converter"] = lambda convert_map=convert_map: convert_map
         if not plain_wanted:
             env["convert_value"] = typed_value_of(reader)
         convert = compile_shape(tuple(sample), copy.deepcopy(sample), plain_wanted, env)

@@ -47,24 +47,57 @@ class ShapeMiss(Exception):
 
 
 class Shapes:
-    """The functions compiled for the shapes of one converter (plain or typed), by names.
+    """The functions compiled for the shapes of one converter (plain or typed), by names,
+    and the map conversions (:meth:`converter`) that use them.
 
     ``env`` holds the callables the compiled code calls: ``number``, ``binary`` and ``blob``
-    (as in :class:`~ulidkeys.dynamodb.pagereader.PageReader`), ``convert_map`` (this
-    converter's map conversion, for nested maps) and ``convert_value`` (its conversion of a
-    value, for list members); ``generic`` is its generic map conversion, used for shapes not
-    worth compiling. ``plain`` says which values the code builds: boto3's plain values
-    (decoding blobs in place as well) or botocore's (the map checked and its blobs decoded
-    in place, the map itself returned)."""
+    (as in :class:`~ulidkeys.dynamodb.pagereader.PageReader`) and ``convert_value`` (the
+    converter's conversion of one value, for list members); ``generic`` is its generic map
+    conversion, the reference. ``plain`` says which values the code builds: boto3's plain
+    values (decoding blobs in place as well) or botocore's (the map checked and its blobs
+    decoded in place, the map itself returned)."""
 
     def __init__(self, plain: bool, env: dict[str, Any], generic: Callable[[Any], Any]) -> None:
         self.plain = plain
-        self.env = env  # read when a shape is compiled: convert_map is set after this
+        self.env = {**env, "converter": self.converter}
         self.generic = generic
         #: names -> the function for maps of that shape (read without a lock: a dict's get
         #: is atomic, and two threads compiling one shape compile the same code).
         self.compiled: dict[tuple[str, ...], Callable[[Any], Any]] = {}
         self._seen: dict[tuple[str, ...], None] = {}
+
+    def converter(self) -> Callable[[Any], Any]:
+        """A map conversion: by the code compiled for the map's shape, else the generic one.
+
+        Each place maps are converted at (a page's items, one attribute of a shape) has its
+        own: it tries the function of the last map it converted first (the compiled code
+        checks the names itself, which costs less than looking the shape up), and looks the
+        shape up when that one gives the map up."""
+        compiled, learn, generic = self.compiled.get, self.learn, self.generic
+        last: list[Callable[[Any], Any] | None] = [None]
+
+        def convert_map(item: Any) -> Any:
+            if item.__class__ is not dict:
+                return generic(item)  # which raises
+            convert = last[0]
+            if convert is not None:
+                try:
+                    return convert(item)
+                except Exception:  # another shape (nothing changed yet), or a bad value
+                    pass
+            names = tuple(item)
+            convert = compiled(names)
+            if convert is None:
+                convert = learn(names, item)
+                if convert is None:
+                    return generic(item)
+            last[0] = convert
+            try:
+                return convert(item)
+            except Exception:
+                return generic(item)  # a bad value: the generic conversion raises again
+
+        return convert_map
 
     def learn(self, names: tuple[str, ...], sample: dict[str, Any]) -> Callable[[Any], Any] | None:
         """The function for maps named ``names`` (``sample`` is one, not yet converted): None
@@ -109,6 +142,7 @@ def compile_shape(
             return None
         tags.append(tag)
     reads, checks, joins, steps, fields = [], [], [], [], []
+    namespace = {**env, "ShapeMiss": ShapeMiss}
     for i, (name, tag) in enumerate(zip(names, tags)):
         v, r = f"v{i}", f"r{i}"
         # repr: a str's repr is always a str literal of the same text
@@ -132,7 +166,8 @@ def compile_shape(
         elif tag == "NS":
             out = f"set(map(number, {r}))"
         elif tag == "M":
-            out = f"convert_map({r})"
+            namespace[f"convert_map{i}"] = env["converter"]()  # its own last shape
+            out = f"convert_map{i}({r})"
         elif tag == "L":
             out = f"list(map(convert_value, {r}))"
             if not plain:
@@ -141,14 +176,18 @@ def compile_shape(
             fields.append(f"{name!r}: {out}")
         elif tag == "M":
             steps.append(f"    {out}")
-    lines = ["def convert(item):", *reads]
+    # the names, in order: a ValueError if there are more or fewer, a ShapeMiss if others
+    keys = [f"k{i}" for i in range(len(names))]
+    lines = ["def convert(item):", f"    {''.join(f'{k}, ' for k in keys)}= item" if keys else ""]
+    lines.append("    if item:" if not keys else "    if " + " or ".join(f"{k} != {name!r}" for k, name in zip(keys, names)) + ":")
+    lines.append("        raise ShapeMiss")
+    lines += reads
     if checks:
         lines.append(f"    if {' or '.join(checks)}:")
         lines.append("        raise ShapeMiss")
     lines += joins
     lines += steps
     lines.append(f"    return {{{', '.join(fields)}}}" if plain else "    return item")
-    namespace = {**env, "ShapeMiss": ShapeMiss}
     exec("\n".join(lines), namespace)  # noqa: S102  (code built above from names' reprs)
     function: Callable[[Any], Any] = namespace["convert"]
     return function

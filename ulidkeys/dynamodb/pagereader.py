@@ -188,34 +188,10 @@ class PageReader:
                     return set(map(binary, blobs))
             raise _Unrecognised
 
-        env = {"number": number, "binary": binary, "blob": blob}
-        env.update(convert_value=plain_value)
-        plain_map = self._dispatch(Shapes(True, env, generic_map), generic_map)
-        env["convert_map"] = plain_map
+        env = {"number": number, "binary": binary, "blob": blob, "convert_value": plain_value}
+        shapes = Shapes(True, env, generic_map)
+        plain_map = shapes.converter()  # a page's items (and maps in lists)
         return plain_map, plain_value
-
-    @staticmethod
-    def _dispatch(
-        shapes: Shapes, generic: Callable[[Any], dict[str, Any]]
-    ) -> Callable[[Any], dict[str, Any]]:
-        """A map's conversion: by the code compiled for its shape, else ``generic``."""
-        compiled, learn = shapes.compiled.get, shapes.learn
-
-        def convert_map(item: Any) -> dict[str, Any]:
-            if item.__class__ is not dict:
-                raise _Unrecognised
-            names = tuple(item)
-            convert = compiled(names)
-            if convert is None:
-                convert = learn(names, item)
-                if convert is None:
-                    return generic(item)
-            try:
-                return convert(item)  # type: ignore[no-any-return]
-            except Exception:  # another shape (nothing changed yet), or a bad value
-                return generic(item)  # which raises here again
-
-        return convert_map
 
     def _typed(self) -> Callable[[Any], dict[str, Any]]:
         """The typed converter (botocore's values): checks every value and decodes blobs in
@@ -262,6 +238,5 @@ class PageReader:
                 raise _Unrecognised
 
         env: dict[str, Any] = {"blob": blob, "convert_value": typed_value}
-        typed_map = self._dispatch(Shapes(False, env, generic_map), generic_map)
-        env["convert_map"] = typed_map
+        typed_map = Shapes(False, env, generic_map).converter()
         return typed_map
