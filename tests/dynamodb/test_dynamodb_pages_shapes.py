@@ -132,7 +132,10 @@ def test_compiled_code_converts_its_shape_and_changes_nothing_of_another(
 ) -> None:
     """One map converted by the code compiled for another of its names: the values boto3
     makes of it, or given up with the map untouched (then the generic conversion reads it)."""
-    other = {name: data.draw(st.sampled_from([value, *HOSTILE]) | values) for name, value in sample.items()}
+    other = {
+        name: data.draw(st.sampled_from([value, *HOSTILE]) | values)
+        for name, value in sample.items()
+    }
     if data.draw(st.booleans()):
         other = {name: {tag_of(v): data.draw(of_tag[tag_of(v)])} for name, v in sample.items()}
     reader = _boto3_reader()

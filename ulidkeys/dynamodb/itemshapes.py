@@ -125,11 +125,12 @@ def compile_shape(
     """A function converting maps of the shape of ``sample`` (named ``names``), or None if
     ``sample`` holds a value not of DynamoDB's forms or has too many attributes.
 
-    The function reads every value (a subscript by name, then by tag: a KeyError or a
-    TypeError if the map is of another shape), checks each one in a single condition (one
-    key, the JSON type of its tag, set members all strings), and only then converts and
-    changes anything: nothing it does before can raise for a map of DynamoDB's forms, and
-    everything it does after raises only where the generic conversion raises too."""
+    The function checks the map's names, in order (unpacked: a ValueError if there are more
+    or fewer), reads every value (a subscript by name, then by tag: a KeyError or a
+    TypeError if the value is of another type), checks them all in a single condition (one
+    key, the JSON type of its tag; then set members all strings), and only then converts
+    and changes anything: nothing it does before can raise for a map of DynamoDB's forms,
+    and everything it does after raises only where the generic conversion raises too."""
     if len(names) > MAX_ATTRIBUTES:
         return None
     tags = []
@@ -143,7 +144,7 @@ def compile_shape(
         tags.append(tag)
     reads, checks, joins, steps, fields = [], [], [], [], []
     namespace = {**env, "ShapeMiss": ShapeMiss}
-    for i, (name, tag) in enumerate(zip(names, tags)):
+    for i, (name, tag) in enumerate(zip(names, tags, strict=True)):
         v, r = f"v{i}", f"r{i}"
         # repr: a str's repr is always a str literal of the same text
         reads.append(f"    {v} = item[{name!r}]; {r} = {v}[{tag!r}]")
@@ -178,8 +179,12 @@ def compile_shape(
             steps.append(f"    {out}")
     # the names, in order: a ValueError if there are more or fewer, a ShapeMiss if others
     keys = [f"k{i}" for i in range(len(names))]
-    lines = ["def convert(item):", f"    {''.join(f'{k}, ' for k in keys)}= item" if keys else ""]
-    lines.append("    if item:" if not keys else "    if " + " or ".join(f"{k} != {name!r}" for k, name in zip(keys, names)) + ":")
+    if keys:
+        unpacked = "".join(f"{k}, " for k in keys)
+        others = " or ".join(f"{k} != {name!r}" for k, name in zip(keys, names, strict=True))
+        lines = ["def convert(item):", f"    {unpacked}= item", f"    if {others}:"]
+    else:
+        lines = ["def convert(item):", "    if item:"]
     lines.append("        raise ShapeMiss")
     lines += reads
     if checks:
@@ -188,6 +193,6 @@ def compile_shape(
     lines += joins
     lines += steps
     lines.append(f"    return {{{', '.join(fields)}}}" if plain else "    return item")
-    exec("\n".join(lines), namespace)  # noqa: S102  (code built above from names' reprs)
+    exec("\n".join(lines), namespace)  # the code built above: names only as their reprs
     function: Callable[[Any], Any] = namespace["convert"]
     return function
