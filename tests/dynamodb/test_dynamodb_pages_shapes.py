@@ -154,8 +154,9 @@ def test_compiled_code_converts_its_shape_and_changes_nothing_of_another(
         except (ShapeMiss, KeyError, TypeError):
             assert given_map == other  # nothing changed: the generic conversion reads it
             continue
-        except Exception:  # a bad number or base64: the page is botocore's either way
-            assert not botocore_and_boto3_read(other, plain_wanted)
+        except Exception:  # a value the generic conversion refuses too: botocore's page
+            body = json.dumps({"Items": [other]}).encode()
+            assert _boto3_reader().read(body, "Items", QUERY, plain=plain_wanted) is None
             continue
         body = json.dumps({"Items": [other]}).encode()
         (expected,) = botocore_reads(body)["Items"]
@@ -166,18 +167,6 @@ def test_compiled_code_converts_its_shape_and_changes_nothing_of_another(
 def typed_value_of(reader: PageReader) -> Any:
     """The reader's typed conversion of one value (the one its compiled code calls)."""
     return lambda value: reader.typed_map({"v": value})
-
-
-def botocore_and_boto3_read(item: dict[str, Any], plain_wanted: bool) -> bool:
-    """Whether botocore (and boto3's TypeDeserializer, for plain values) read ``item``."""
-    body = json.dumps({"Items": [item]}).encode()
-    try:
-        (typed,) = botocore_reads(body)["Items"]
-        if plain_wanted:
-            plain(typed)
-    except Exception:
-        return False
-    return True
 
 
 def test_a_blob_before_the_attribute_that_differs_does_not_lose_the_page() -> None:
@@ -244,3 +233,24 @@ def test_a_value_not_of_dynamodbs_forms_in_a_compiled_shape(tag: str, bad: Any) 
     check_page(_boto3_reader(), json.dumps({"Items": [item] * 3}).encode(), hostile=False)
     page = [item, item, {**item, "x": bad}, item]
     check_page(_boto3_reader(), json.dumps({"Items": page}).encode(), hostile=True)
+
+
+def test_names_whose_values_change_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attribute of another type from item to item (an optional value sent as NULL):
+    a shape compiled per type, up to MAX_VARIANTS, the rest read generically; all the same
+    values as botocore's and boto3's."""
+    compiled: list[tuple[str, ...]] = []
+    real = itemshapes.compile_shape
+
+    def counting(names: tuple[str, ...], *args: Any) -> Any:
+        compiled.append(names)
+        return real(names, *args)
+
+    monkeypatch.setattr(itemshapes, "compile_shape", counting)
+    kinds = [{tag: SAMPLES[tag]} for tag in ("S", "NULL", "N", "SS", "B", "L")]
+    page = [{"a": {"S": "x"}, "opt": kinds[i % 2 if i < 20 else i % 6]} for i in range(60)]
+    body = json.dumps({"Items": page}).encode()
+    reader = _boto3_reader()
+    check_page(reader, body, hostile=False)
+    plain_shapes = [names for names in compiled if names == ("a", "opt")]
+    assert len(plain_shapes) == 2 * itemshapes.MAX_VARIANTS  # typed, then plain

@@ -9,10 +9,11 @@ converts a map exactly when the map has the shape it was compiled for, and other
 *before changing anything* (:class:`ShapeMiss`, a KeyError or a TypeError), so the caller
 converts that map generically, which stays the reference for every value.
 
-The shape of a map is its names in order (the key a function is cached under) and, for
-each value, its type tag and its JSON type. Nested maps and lists are left to the caller's
-converters (passed in; nested maps are looked up by their own shape there), so a shape does
-not depend on what a list holds or on the names of a nested map.
+The shape of a map is its names in order (the key its functions are cached under) and, for
+each value, its type tag and its JSON type (a few shapes per names: an optional value may
+come as NULL). Nested maps and lists are left to the caller's converters (passed in; nested
+maps are looked up by their own shape there), so a shape does not depend on what a list
+holds or on the names of a nested map.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ MAX_ATTRIBUTES = 64
 #: Shapes compiled per converter at most; beyond, new shapes are converted generically (a
 #: page of ever-new shapes cannot make the reader compile without end).
 MAX_SHAPES = 256
+#: Shapes compiled per names at most (an attribute that is sometimes NULL makes two).
+MAX_VARIANTS = 4
 #: Shapes seen once, remembered to compile them when they come again (cleared when full).
 MAX_SEEN = 1024
 
@@ -61,9 +64,11 @@ class Shapes:
         self.plain = plain
         self.env = {**env, "converter": self.converter}
         self.generic = generic
-        #: names -> the function for maps of that shape (read without a lock: a dict's get
-        #: is atomic, and two threads compiling one shape compile the same code).
-        self.compiled: dict[tuple[str, ...], Callable[[Any], Any]] = {}
+        #: names -> the functions for maps of those names, one per shape (values of other
+        #: types): read without a lock (a dict's get is atomic, a tuple is replaced whole,
+        #: and two threads compiling one shape compile the same code).
+        self.compiled: dict[tuple[str, ...], tuple[Callable[[Any], Any], ...]] = {}
+        self._count = 0
         self._seen: dict[tuple[str, ...], None] = {}
 
     def converter(self) -> Callable[[Any], Any]:
@@ -71,51 +76,61 @@ class Shapes:
 
         Each place maps are converted at (a page's items, one attribute of a shape) has its
         own: it tries the function of the last map it converted first (the compiled code
-        checks the names itself, which costs less than looking the shape up), and looks the
-        shape up when that one gives the map up."""
+        checks the names itself, which costs less than looking the shape up), then the
+        others compiled for the map's names, then compiles one for the map's shape."""
         compiled, learn, generic = self.compiled.get, self.learn, self.generic
         last: list[Callable[[Any], Any] | None] = [None]
 
         def convert_map(item: Any) -> Any:
             if item.__class__ is not dict:
                 return generic(item)  # which raises
-            convert = last[0]
-            if convert is not None:
+            tried = last[0]
+            if tried is not None:
                 try:
-                    return convert(item)
+                    return tried(item)
                 except Exception:  # another shape (nothing changed yet), or a bad value
                     pass
             names = tuple(item)
-            convert = compiled(names)
-            if convert is None:
-                convert = learn(names, item)
-                if convert is None:
-                    return generic(item)
-            last[0] = convert
+            for convert in compiled(names, ()):
+                if convert is not tried:
+                    try:
+                        out = convert(item)
+                    except Exception:
+                        continue
+                    last[0] = convert
+                    return out
+            learnt = learn(names, item)
+            if learnt is None:
+                return generic(item)
+            last[0] = learnt
             try:
-                return convert(item)
+                return learnt(item)
             except Exception:
                 return generic(item)  # a bad value: the generic conversion raises again
 
         return convert_map
 
     def learn(self, names: tuple[str, ...], sample: dict[str, Any]) -> Callable[[Any], Any] | None:
-        """The function for maps named ``names`` (``sample`` is one, not yet converted): None
-        the first time a shape is seen (most shapes seen once are never seen again), then
-        the compiled function, or the generic conversion for a shape not worth compiling."""
+        """A function for maps of the shape of ``sample`` (named ``names``, not yet
+        converted, of none of the shapes compiled for those names): None the first time
+        the names are seen (most names seen once are never seen again), when enough shapes
+        were compiled, or when ``sample`` is no DynamoDB map; the generic conversion for
+        maps too wide to compile."""
         if names not in self._seen:
             if len(self._seen) >= MAX_SEEN:
                 self._seen.clear()
             self._seen[names] = None
             return None
-        if len(self.compiled) >= MAX_SHAPES:
+        known = self.compiled.get(names, ())
+        if len(known) >= MAX_VARIANTS or self._count >= MAX_SHAPES:
             return None
         function = compile_shape(names, sample, self.plain, self.env)
         if function is None:
             if len(names) <= MAX_ATTRIBUTES:
                 return None  # the sample is no DynamoDB map: the generic conversion says so
             function = self.generic
-        self.compiled[names] = function
+        self.compiled[names] = (*known, function)
+        self._count += 1
         return function
 
 
