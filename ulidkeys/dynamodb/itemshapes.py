@@ -114,8 +114,8 @@ class Shapes:
         """A function for maps of the shape of ``sample`` (named ``names``, not yet
         converted, of none of the shapes compiled for those names): None the first time
         the names are seen (most names seen once are never seen again), when enough shapes
-        were compiled, or when ``sample`` is no DynamoDB map; the generic conversion for
-        maps too wide to compile."""
+        were compiled, or when ``sample`` is too wide or no DynamoDB map (a generic map
+        conversion is never kept as a converter's last: it would take every map after)."""
         if names not in self._seen:
             if len(self._seen) >= MAX_SEEN:
                 self._seen.clear()
@@ -126,9 +126,7 @@ class Shapes:
             return None
         function = compile_shape(names, sample, self.plain, self.env)
         if function is None:
-            if len(names) <= MAX_ATTRIBUTES:
-                return None  # the sample is no DynamoDB map: the generic conversion says so
-            function = self.generic
+            return None  # too wide, or no DynamoDB map: the generic conversion says so
         self.compiled[names] = (*known, function)
         self._count += 1
         return function
