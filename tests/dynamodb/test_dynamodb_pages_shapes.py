@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
+import threading
 from typing import Any
 
 import pytest
@@ -254,3 +256,44 @@ def test_names_whose_values_change_type(monkeypatch: pytest.MonkeyPatch) -> None
     check_page(reader, body, hostile=False)
     plain_shapes = [names for names in compiled if names == ("a", "opt")]
     assert len(plain_shapes) == 2 * itemshapes.MAX_VARIANTS  # typed, then plain
+
+
+def test_threads_sharing_one_reader() -> None:
+    """A client's reader is shared by the threads of a listing: shapes compiled and last
+    functions swapped by several threads at once still give every page its own values."""
+    shapes = [
+        {"a": {"S": "x"}, "b": {"B": "AAE="}, "m": {"M": {"n": {"N": "1.5"}}}},
+        {"a": {"S": "x"}, "b": {"NULL": True}, "m": {"M": {"n": {"NS": ["1", "2"]}}}},
+        {"z": {"L": [{"N": "3"}, {"S": "y"}]}, "a": {"SS": ["p", "q"]}},
+    ]
+    bodies = [
+        json.dumps({"Items": [shapes[(i + k) % 3] for i in range(40)]}).encode() for k in range(6)
+    ]
+    wanted = {}
+    for body in bodies:
+        typed = botocore_reads(body)["Items"]
+        wanted[body] = (exact(typed), exact([plain(one) for one in typed]))
+    reader = _boto3_reader()
+    failures: list[str] = []
+
+    def work(seed: int) -> None:
+        for round_ in range(30):
+            body = bodies[(seed + round_) % len(bodies)]
+            typed = reader.read(body, "Items", QUERY, plain=False)
+            both = reader.read(body, "Items", QUERY, plain=True)
+            if typed is None or both is None:
+                failures.append("not read")
+            elif (exact(typed.typed), exact(both.plain)) != wanted[body]:
+                failures.append("other values")
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch inside the conversions
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert failures == []
