@@ -11,9 +11,12 @@ it cannot fully read is botocore's (:meth:`PageReader.read` returns None).
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from ulidkeys.dynamodb.itemshapes import Shapes
 
 # Where the item maps of each operation's answer are: a list of maps, one map, or a map of
 # table names to lists of maps. Other members (Count, LastEvaluatedKey, ConsumedCapacity,
@@ -69,6 +72,10 @@ class PageReader:
         binary: Callable[[bytes], Any],
         blob: Callable[[str], bytes] = base64.b64decode,
     ) -> None:
+        if blob is base64.b64decode:
+            # what b64decode does (validate=False) without its Python steps: the same bytes,
+            # and a ValueError for the same texts (non-ASCII; binascii.Error is one)
+            blob = binascii.a2b_base64
         self.number, self.binary, self.blob = number, binary, blob
         self.plain_map, self.plain_value = self._plain()
         self.typed_map = self._typed()
@@ -119,10 +126,13 @@ class PageReader:
         return list(map(convert, value))
 
     def _plain(self) -> tuple[Callable[[Any], dict[str, Any]], Callable[[Any], Any]]:
-        """The plain converters (boto3's values), as closures: this is the hot loop."""
+        """The plain converters (boto3's values), as closures: this is the hot loop. Maps go
+        through code compiled for their shape (:mod:`ulidkeys.dynamodb.itemshapes`) once it
+        comes again; the generic conversion here is the reference, for every map the
+        compiled code does not take."""
         number, binary, blob = self.number, self.binary, self.blob
 
-        def plain_map(item: Any) -> dict[str, Any]:
+        def generic_map(item: Any) -> dict[str, Any]:
             out = {}
             for name, value in item.items():
                 # one key, or ValueError; a tag is a str, so indexing a non-dict with it fails
@@ -140,7 +150,13 @@ class PageReader:
 
         def plain_value(value: Any) -> Any:
             (tag,) = value
-            return other(value, tag, value[tag])
+            raw = value[tag]
+            if raw.__class__ is str:  # as in generic_map: a list's strings and numbers
+                if tag == "S":
+                    return raw
+                if tag == "N":
+                    return number(raw)
+            return other(value, tag, raw)
 
         def other(value: dict[str, Any], tag: str, raw: Any) -> Any:
             kind = raw.__class__
@@ -172,14 +188,18 @@ class PageReader:
                     return set(map(binary, blobs))
             raise _Unrecognised
 
+        env = {"number": number, "binary": binary, "blob": blob, "convert_value": plain_value}
+        shapes = Shapes(True, env, generic_map)
+        plain_map = shapes.converter()  # a page's items (and maps in lists)
         return plain_map, plain_value
 
     def _typed(self) -> Callable[[Any], dict[str, Any]]:
         """The typed converter (botocore's values): checks every value and decodes blobs in
-        place (the parsed JSON is this reader's own; a page it gives up on is thrown away)."""
+        place (the parsed JSON is this reader's own; a page it gives up on is thrown away).
+        Maps go through code compiled for their shape, as in :meth:`_plain`."""
         blob = self.blob
 
-        def typed_map(item: Any) -> dict[str, Any]:
+        def generic_map(item: Any) -> dict[str, Any]:
             for value in item.values():
                 (tag,) = value  # as in plain_map
                 raw = value[tag]
@@ -217,4 +237,6 @@ class PageReader:
             else:
                 raise _Unrecognised
 
+        env: dict[str, Any] = {"blob": blob, "convert_value": typed_value}
+        typed_map = Shapes(False, env, generic_map).converter()
         return typed_map
