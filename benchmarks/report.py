@@ -42,6 +42,12 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
     ("s3_parse.py", [], ["--repeat", "5"], "S3 pages: the fast page reader vs botocore"),
     ("dynamodb_parse.py", [], ["--repeat", "5"], "DynamoDB pages: the fast reader vs botocore"),
     ("s3_overhead.py", [], ["--keys", "50000"], "S3 listing: the library's own work per key"),
+    (
+        "s3_breakdown.py",
+        [],
+        ["--keys", "20000", "--repeat", "3"],
+        "S3 listing: where the client CPU per key goes",
+    ),
     ("s3_window.py", [], ["--keys", "20000"], "S3 windows on moto: calls and keys read"),
     ("dynamodb_window.py", [], ["--items", "5000"], "DynamoDB windows on moto: calls, items"),
     ("dynamodb_split.py", [], ["--items", "20000"], "DynamoDB: one chain vs time-split"),
