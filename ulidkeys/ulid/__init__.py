@@ -4,7 +4,7 @@ Imports the standard library only. This module holds the value and the generator
 it (``ULIDGenerator``, ``Monotonic``, the process-wide :data:`default_generator` that ``ULID()``
 draws from); the text they make, the monotonic state, python-ulid's policies, the buffer of
 random bits from ``os.urandom`` (the OS CSPRNG) and their reset in a forked child are
-:mod:`ulidkeys.ulid.generation`'s, :mod:`~ulidkeys.ulid.monotonic`'s and
+:mod:`ulidkeys.ulid.generation`'s, :mod:`~ulidkeys.ulid.policies`'s and
 :mod:`~ulidkeys.ulid.randomness`'s.
 """
 
@@ -47,7 +47,7 @@ from ulidkeys.ulid.generation import (
     clock_ms,
     timestamp_ms,
 )
-from ulidkeys.ulid.monotonic import (
+from ulidkeys.ulid.policies import (
     BaseMonotonicPolicy,
     LaxMonotonicPolicy,
     MonotonicityPolicy,

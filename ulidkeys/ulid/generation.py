@@ -3,7 +3,7 @@ fastest correct way to the next id for a generator's policy, clock and randomnes
 (:class:`TextGenerator`), batches, and generators' locks renewed in a forked child. Text and
 ints only: the ``ULID`` value and the generators that return it are :mod:`ulidkeys.ulid`'s; the
 random bits are :mod:`ulidkeys.ulid.randomness`'s, the monotonic state
-:mod:`ulidkeys.ulid.monotonic`'s.
+:mod:`ulidkeys.ulid.policies`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ulidkeys.errors import (
     require_int,
 )
 from ulidkeys.timeinput import MAX_MS, check_ms, datetime_to_ms, now_ms
-from ulidkeys.ulid.monotonic import (
+from ulidkeys.ulid.policies import (
     BaseMonotonicPolicy,
     MonotonicityPolicy,
     PureRandomPolicy,
