@@ -186,8 +186,8 @@ def test_a_blob_before_the_attribute_that_differs_does_not_lose_the_page() -> No
     check_page(_boto3_reader(), json.dumps({"Items": items}).encode(), hostile=True)
 
 
-def test_the_compiled_code_is_what_reads_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pages above go through compiled code (else they test the generic conversion)."""
+def count_compiled(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The names of every shape compiled from now on, in order (the real compiler still runs)."""
     compiled: list[tuple[str, ...]] = []
     real = itemshapes.compile_shape
 
@@ -196,6 +196,12 @@ def test_the_compiled_code_is_what_reads_the_page(monkeypatch: pytest.MonkeyPatc
         return real(names, *args)
 
     monkeypatch.setattr(itemshapes, "compile_shape", counting)
+    return compiled
+
+
+def test_the_compiled_code_is_what_reads_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages above go through compiled code (else they test the generic conversion)."""
+    compiled = count_compiled(monkeypatch)
     item = {"a": {"S": "x"}, "m": {"M": {"n": {"N": "1"}}}}
     body = json.dumps({"Items": [item] * 3}).encode()
     for plain_wanted in (False, True):
@@ -241,14 +247,7 @@ def test_names_whose_values_change_type(monkeypatch: pytest.MonkeyPatch) -> None
     """An attribute of another type from item to item (an optional value sent as NULL):
     a shape compiled per type, up to MAX_VARIANTS, the rest read generically; all the same
     values as botocore's and boto3's."""
-    compiled: list[tuple[str, ...]] = []
-    real = itemshapes.compile_shape
-
-    def counting(names: tuple[str, ...], *args: Any) -> Any:
-        compiled.append(names)
-        return real(names, *args)
-
-    monkeypatch.setattr(itemshapes, "compile_shape", counting)
+    compiled = count_compiled(monkeypatch)
     kinds = [{tag: SAMPLES[tag]} for tag in ("S", "NULL", "N", "SS", "B", "L")]
     page = [{"a": {"S": "x"}, "opt": kinds[i % 2 if i < 20 else i % 6]} for i in range(60)]
     body = json.dumps({"Items": page}).encode()

@@ -15,6 +15,16 @@ from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.layout import KeyLayout
 
 DAY = 86_400_000
+#: Layouts over every sortable scheme, and a seed for the keys (both tests draw the same).
+LAYOUTS = {
+    "scheme": st.sampled_from(SORTABLE),
+    "prefix": st.sampled_from(["", "up/", "a/b/"]),
+    "shards": st.sampled_from([None, 2, 4, 16]),
+    "period": st.sampled_from([None, "day", "hour"]),
+    "suffix": st.sampled_from(["", ".jpg"]),
+    "newest_first": st.booleans(),
+    "seed": st.integers(0, 2**32),
+}
 
 
 def verdict(layout: KeyLayout, key: str) -> tuple[str, int, str] | None:
@@ -32,15 +42,7 @@ def mutations(key: str, rng: random.Random) -> list[str]:
 
 
 @settings(max_examples=60)
-@given(
-    scheme=st.sampled_from(SORTABLE),
-    prefix=st.sampled_from(["", "up/", "a/b/"]),
-    shards=st.sampled_from([None, 2, 4, 16]),
-    period=st.sampled_from([None, "day", "hour"]),
-    suffix=st.sampled_from(["", ".jpg"]),
-    newest_first=st.booleans(),
-    seed=st.integers(0, 2**32),
-)
+@given(**LAYOUTS)
 def test_the_locator_gives_splits_verdict(
     scheme: IdScheme,
     prefix: str,
@@ -80,15 +82,7 @@ def test_the_locator_gives_splits_verdict(
 
 
 @settings(max_examples=60)
-@given(
-    scheme=st.sampled_from(SORTABLE),
-    prefix=st.sampled_from(["", "up/", "a/b/"]),
-    shards=st.sampled_from([None, 2, 4, 16]),
-    period=st.sampled_from([None, "day", "hour"]),
-    suffix=st.sampled_from(["", ".jpg"]),
-    newest_first=st.booleans(),
-    seed=st.integers(0, 2**32),
-)
+@given(**LAYOUTS)
 def test_the_run_locator_reads_a_page_as_the_locator_reads_each_key(
     scheme: IdScheme,
     prefix: str,
