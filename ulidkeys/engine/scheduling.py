@@ -9,10 +9,9 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Iterator
-from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
-from ulidkeys.engine.chains import CallT, ChainState, Ordered, Stats
+from ulidkeys.engine.chains import _POSITION, CallT, ChainState, Ordered, Stats
 from ulidkeys.engine.slicing import Slicing
 from ulidkeys.errors import require_count
 from ulidkeys.planning.plans import Plan, Position
@@ -128,9 +127,6 @@ def merge_runs(sources: list[Iterator[list[Ordered]]]) -> Iterator[Ordered]:
             batch, buffers[first] = buffer[:cut], buffer[cut:]  # the chain's list left whole
         batch.sort(key=_POSITION)
         yield from batch
-
-
-_POSITION = itemgetter(0)
 
 
 def _same(position: Position) -> Position:
