@@ -251,6 +251,25 @@ def test_a_generator_subclass_or_foreign_default_is_honoured(
     assert str(ULID()) == "01ARZ3NDEKTSV4RRFFQ69G5FAV"
     assert str(ULID.from_timestamp(5)) == "01ARZ3NDEKTSV4RRFFQ69G5FAV"
 
+    class Counting(ULIDGenerator):
+        calls = 0
+
+        def generate(self, timestamp: object = None) -> ULID:
+            Counting.calls += 1
+            return super().generate(timestamp)  # type: ignore[arg-type]
+
+    counting = Counting(clock=lambda: START)
+    monkeypatch.setattr(ulid_module, "default_generator", counting)
+    first, second = ULID(), ULID()  # through the subclass's generate, which calls the base's
+    assert Counting.calls == 2 and first.milliseconds == START and int(second) == int(first) + 1
+    counting.randomness_source = lambda _ms: b"\x00" * 9 + b"\x07"
+    counting.policy = PureRandomPolicy()  # a change after the swap is what ULID() uses next
+    assert ULID().randomness == 7 and Counting.calls == 3
+    plain = ULIDGenerator(clock=lambda: START + 1, policy=PureRandomPolicy())
+    monkeypatch.setattr(ulid_module, "default_generator", plain)
+    plain.randomness_source = lambda _ms: b"\x00" * 9 + b"\x09"
+    assert ULID().randomness == 9 and ULID().milliseconds == START + 1
+
 
 def test_policy_changes_after_construction_take_effect() -> None:
     generator = ULIDGenerator(clock=lambda: START)

@@ -161,7 +161,8 @@ class TextGenerator:
         self._clock: Callable[[], int] = clock or now_ms
         self._source: RandomnessSource = randomness or default_randomness
         self._policy: MonotonicityPolicy = StrictMonotonicPolicy() if policy is None else policy
-        self._text: Callable[[], str] = self._choose()
+        self._text: Callable[[], str]
+        self._choose_text()
         new_lock_after_fork(self)
 
     # python-ulid's attributes; a change re-chooses the fast path ------------------------
@@ -173,7 +174,7 @@ class TextGenerator:
     @clock.setter
     def clock(self, value: Callable[[], int]) -> None:
         self._clock = value
-        self._text = self._choose()
+        self._choose_text()
 
     @property
     def randomness_source(self) -> RandomnessSource:
@@ -183,7 +184,7 @@ class TextGenerator:
     @randomness_source.setter
     def randomness_source(self, value: RandomnessSource) -> None:
         self._source = value
-        self._text = self._choose()
+        self._choose_text()
 
     @property
     def policy(self) -> MonotonicityPolicy:
@@ -193,12 +194,12 @@ class TextGenerator:
     @policy.setter
     def policy(self, value: MonotonicityPolicy) -> None:
         self._policy = value
-        self._text = self._choose()
+        self._choose_text()
 
-    def _choose(self) -> Callable[[], str]:
-        """The fastest correct way to make the next id's text for the clock."""
+    def _choose_text(self) -> None:
+        """Set ``_text`` to the fastest correct way to make the next id's text for the clock."""
         step = system_clock_step(self._policy, self._clock, self._source)
-        return self._clock_text if step is None else step
+        self._text = self._clock_text if step is None else step
 
     def _clock_text(self) -> str:
         return self._text_for(clock_ms(self._clock), True)
