@@ -9,6 +9,10 @@ figure was measured (the script's own description), a link to the script, and it
 ``make bench-report`` runs it. The figures are what this machine gave in this run: compare the
 ratios inside a table (candidates measured side by side), not numbers across reports. A script
 that fails is reported with its error and the others still run.
+
+``--update SCRIPT ...`` re-runs those scripts' sections only and puts them in place of the old
+ones in the existing page: each says when and at which commit it was re-run, and the header
+lists them, so a reader sees which tables are newer than the rest.
 """
 
 from __future__ import annotations
@@ -181,14 +185,74 @@ def run(script: str, arguments: list[str], timeout: float) -> tuple[str, float, 
     return answer.stdout.strip(), seconds, True
 
 
+def section(
+    script: str, title: str, arguments: list[str], timeout: float
+) -> tuple[list[str], bool]:
+    """The lines of one section of the page (the script run now), and whether it succeeded."""
+    print(f"running {script} ...", file=sys.stderr, flush=True)
+    output, seconds, ok = run(script, arguments, timeout)
+    shown = " ".join([script, *arguments])
+    return [
+        f"## {title}",
+        "",
+        f"**How:** {how_measured(script)}",
+        "",
+        f"[`benchmarks/{script}`]({SCRIPTS_URL}{script}), run as `{shown}` ({seconds:.0f} s).",
+        "",
+        as_markdown(output),
+        "",
+    ], ok
+
+
+#: The header line that lists sections re-run after the page was made (``--update``).
+_RERUN = "- re-run since (`--update`): "
+
+
+def updated(page: str, sections: dict[str, list[str]], stamp: str) -> str:
+    """``page`` with the sections of ``sections`` (title -> new lines) in place of their old
+    text, each marked with ``stamp`` (when and at which commit), and the header's list of
+    re-run sections brought up to date. A title the page lacks is refused."""
+    head, *parts = re.split(r"^(?=## )", page, flags=re.MULTILINE)
+    titles = [part.splitlines()[0][3:] for part in parts]
+    missing = sorted(set(sections) - set(titles))
+    if missing:
+        raise SystemExit(f"the page has no section {missing[0]!r}: run the whole report instead")
+    for index, title in enumerate(titles):
+        if title in sections:
+            lines = sections[title]
+            parts[index] = "\n".join([*lines[:2], f"*Re-run {stamp}.*", "", *lines[2:]]) + "\n"
+    rerun = sorted({*_rerun_titles(head), *sections})
+    head_lines = [line for line in head.splitlines() if not line.startswith(_RERUN)]
+    listed = "; ".join(f'"{title}"' for title in rerun)
+    at = next(i for i, line in enumerate(head_lines) if line.startswith("- compare ratios"))
+    head_lines.insert(at, f"{_RERUN}{listed} (each says when)")
+    return "\n".join(head_lines) + "\n" + "".join(parts)
+
+
+def _rerun_titles(head: str) -> list[str]:
+    for line in head.splitlines():
+        if line.startswith(_RERUN):
+            return re.findall(r'"([^"]+)"', line)
+    return []
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a few minutes)")
     parser.add_argument("--only", nargs="*", default=None, help="run these scripts only")
+    parser.add_argument(
+        "--update",
+        nargs="+",
+        metavar="SCRIPT",
+        help="re-run these scripts' sections and put them in place of the old ones in the page",
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per script")
     args = parser.parse_args()
     now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    if args.update:
+        update(args, now)
+        return
     lines = [
         "# Benchmarks",
         "",
@@ -209,26 +273,39 @@ def main() -> None:
     for script, full, quick, title in SECTIONS:
         if args.only is not None and script not in args.only:
             continue
-        print(f"running {script} ...", file=sys.stderr, flush=True)
-        output, seconds, ok = run(script, quick if args.quick else full, args.timeout)
+        new_lines, ok = section(script, title, quick if args.quick else full, args.timeout)
+        lines += new_lines
         if not ok:
             failed.append(script)
-        shown = " ".join([script, *(quick if args.quick else full)])
-        lines += [
-            f"## {title}",
-            "",
-            f"**How:** {how_measured(script)}",
-            "",
-            f"[`benchmarks/{script}`]({SCRIPTS_URL}{script}), run as `{shown}` ({seconds:.0f} s).",
-            "",
-            as_markdown(output),
-            "",
-        ]
     args.out.write_text("\n".join(lines) + "\n")
+    finish(args.out, failed)
+
+
+def update(args: argparse.Namespace, now: str) -> None:
+    """``--update``: the named scripts' sections re-run into the existing page."""
+    known = {script for script, *_ in SECTIONS}
+    unknown = sorted(set(args.update) - known)
+    if unknown:
+        raise SystemExit(f"no section runs {unknown[0]!r}; the scripts: {', '.join(sorted(known))}")
+    if args.quick:
+        raise SystemExit("--update keeps the page's sizes: it cannot be --quick")
+    sections: dict[str, list[str]] = {}
+    failed = []
+    for script, full, _quick, title in SECTIONS:
+        if script in args.update:
+            sections[title], ok = section(script, title, full, args.timeout)
+            if not ok:
+                failed.append(script)
+    page = updated(args.out.read_text(), sections, f"{now} at commit `{git_commit()}`")
+    args.out.write_text(page)
+    finish(args.out, failed)
+
+
+def finish(page: Path, failed: list[str]) -> None:
     # The same figures as data (every table as rows of cells), parsed back from the page just
     # written so the two cannot differ: the docs' figures are checked against it.
-    write_data(args.out, args.out.with_suffix(".json"))
-    print(f"wrote {args.out} and {args.out.with_suffix('.json')}", file=sys.stderr)
+    write_data(page, page.with_suffix(".json"))
+    print(f"wrote {page} and {page.with_suffix('.json')}", file=sys.stderr)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         raise SystemExit(1)

@@ -96,14 +96,11 @@ class ULID:
     Stored as its canonical (uppercase) 26-character text, which orders exactly like the
     128-bit value. Construct with :meth:`new`, :meth:`parse` (or ``ULID(text)``),
     :meth:`from_bytes`, :meth:`from_int`, :meth:`from_uuid`, :meth:`min_for`, :meth:`max_for`.
-
-    Immutable as ``ipaddress`` and ``fractions`` values are: no attribute can be set, deleted
-    or added (slots, read-only properties). The private slots are not guarded by a
-    ``__setattr__``: it would make every ``ULID()`` set its text through a setter call, ~75 ns,
-    a sixth of its time.
     """
 
-    # __weakref__: python-ulid's values can be weakly referenced, so these can too
+    # Immutable as ipaddress values: no attribute can be set, deleted or added. The private slots
+    # have no __setattr__ guard: ULID() would set its text by a setter call, a sixth of its time.
+    # __weakref__: python-ulid's values can be weakly referenced, so these can too.
     __slots__ = ("__weakref__", "_hash", "_str")
     _str: str
     _hash: builtins.int
@@ -115,8 +112,7 @@ class ULID:
         fresh random bits each, whatever generator is the default).
         ``ULID(text)`` parses 26 characters; ``ULID(data)`` reads 16 bytes (python-ulid's)."""
         if value is None:
-            # a ULIDGenerator's next text, chosen when it was set up; checking the generator's
-            # class instead would cost every ULID() a tenth of its time
+            # a ULIDGenerator's next text (checking its class would cost a tenth of the time)
             try:
                 next_text = default_generator._next_text
             except AttributeError:  # an object of python-ulid's protocol (generate()) only
@@ -438,9 +434,8 @@ class ULIDGenerator(TextGenerator):
         return ULID._trusted(self._text_for(timestamp_ms(timestamp), False))
 
     def _choose_text(self) -> None:
-        """Also set ``_next_text``, the text ``ULID()`` takes (without checking the generator's
-        class, which would cost it a tenth of its time): a subclass's own :meth:`generate`
-        makes it if the subclass has one."""
+        """Also set ``_next_text``, what ``ULID()`` calls for its text: through a subclass's
+        own :meth:`generate` if it has one."""
         super()._choose_text()
         overridden = type(self).generate is not ULIDGenerator.generate
         self._next_text = self._text_of_generate if overridden else self._text
