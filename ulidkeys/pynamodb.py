@@ -27,7 +27,7 @@ from ulidkeys.errors import (
     require_count,
 )
 from ulidkeys.ids.interop import coerce_id
-from ulidkeys.ids.protocol import IdScheme, id_range
+from ulidkeys.ids.protocol import IdScheme, id_range, is_id_scheme
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.plans import Cursor, resolve_window, scope_of
 from ulidkeys.planning.sortkeys import key_after, key_before
@@ -55,7 +55,7 @@ class IdAttribute(Attribute[Any]):
     ) -> None:
         super().__init__(**kwargs)
         self.scheme = scheme_named(scheme) if isinstance(scheme, str) else scheme
-        if not isinstance(self.scheme, IdScheme):
+        if not is_id_scheme(self.scheme):
             raise InvalidType(f"scheme={describe(scheme)} must be an id scheme or its name")
         if not isinstance(template, str) or template.count(_PLACEHOLDER) != 1:
             raise InvalidKeyTemplate(

@@ -16,7 +16,7 @@ from typing import Any
 
 from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
-from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.protocol import IdScheme, is_id_scheme
 from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
 from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration_of
 from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms, ms_to_datetime
@@ -270,7 +270,7 @@ def _near_misses(text: str) -> list[str]:
 
 
 def _scheme_named(scheme: IdScheme | str, text: str) -> tuple[FieldsOf, IdScheme]:
-    if isinstance(scheme, IdScheme):
+    if is_id_scheme(scheme):
         return _fields_of(scheme), scheme
     if not isinstance(scheme, str) or scheme.strip().lower() not in BY_NAME:
         raise InvalidType(

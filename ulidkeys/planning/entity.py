@@ -28,6 +28,7 @@ from ulidkeys.ids.protocol import (
     has_no_time,
     invert_id,
     inverted_time,
+    is_id_scheme,
     key_window,
     require_sortable,
     shard_of,
@@ -87,7 +88,7 @@ class Entity:
         numeric_sk: bool = False,
         newest_first_keys: bool = False,
     ) -> None:
-        if not isinstance(scheme, IdScheme):
+        if not is_id_scheme(scheme):
             raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
         #: Whether ids hold a time: tickets do not (keys only; no windows, buckets, inversion).
         self.timed = not has_no_time(scheme)

@@ -30,6 +30,7 @@ from ulidkeys.ids.protocol import (
     IdScheme,
     invert_id,
     inverted_time,
+    is_id_scheme,
     key_window,
     require_sortable,
     shard_of,
@@ -144,7 +145,7 @@ class KeyLayout:
                 raise InvalidLayout(f"{error}; shards=None means no shard folder") from None
         if self.period not in (None, "day", "hour"):
             raise InvalidLayout(f"period={describe(self.period)} must be None, 'day' or 'hour'")
-        if not isinstance(self.scheme, IdScheme):
+        if not is_id_scheme(self.scheme):
             raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")
         if not isinstance(self.newest_first, bool):
             raise InvalidType(f"newest_first={describe(self.newest_first)} must be a bool")
