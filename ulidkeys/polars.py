@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from ulidkeys.errors import InvalidValue, describe
+from ulidkeys.errors import InvalidType, InvalidValue, describe
 from ulidkeys.s3 import Bucket
 from ulidkeys.s3.signing import credentials_of
 from ulidkeys.timeinput import TimeInput
@@ -20,6 +20,8 @@ from ulidkeys.timeinput import TimeInput
 __all__ = ["FORMATS", "scan_window", "storage_options", "urls"]
 
 Format = Literal["parquet", "ndjson", "csv"]
+#: The column of each row's object URL while the frame is built (dropped from the result).
+_URL = "_ulidkeys_url"
 #: The formats ``scan_window`` reads, and the Polars scan of each.
 FORMATS: Mapping[str, Any] = {
     "parquet": pl.scan_parquet,
@@ -76,27 +78,57 @@ def scan_window(
     (:func:`storage_options`); ``scan_kwargs`` go to Polars' scan (``schema=``, ...). A window
     without objects is an empty frame of the two added columns: nothing is read.
     """
+    if not isinstance(format, str):
+        raise InvalidType(f"format={describe(format)} must be a str: {', '.join(FORMATS)}")
     if format not in FORMATS:
         raise InvalidValue(f"format={describe(format)} must be one of {', '.join(FORMATS)}")
     for name, column in (("key_column", key_column), ("time_column", time_column)):
-        if not isinstance(column, str) or not column:
-            raise InvalidValue(f"{name}={describe(column)} must be a column name")
+        if not isinstance(column, str):
+            raise InvalidType(f"{name}={describe(column)} must be a column name (a str)")
+        if not column or column == _URL:
+            raise InvalidValue(
+                f"{name}={describe(column)} must be a column name (not empty, not {_URL!r}, "
+                "which scan_window uses while it builds the frame)"
+            )
+    if key_column == time_column:
+        raise InvalidValue(
+            f"key_column and time_column are both {key_column!r}: each added column needs a name "
+            "of its own"
+        )
+    taken = sorted(set(scan_kwargs) & {"storage_options", "include_file_paths"})
+    if taken:
+        raise InvalidValue(
+            f"{', '.join(taken)} cannot go to the scan: scan_window sets it (pass options= for "
+            "the storage options)"
+        )
     objects = list(bucket.list_window(since, until))
     layout = bucket.layout
     times = pl.DataFrame(
         {
-            "_url": [f"s3://{bucket.name}/{obj['Key']}" for obj in objects],
+            _URL: [f"s3://{bucket.name}/{obj['Key']}" for obj in objects],
             key_column: [obj["Key"] for obj in objects],
             time_column: [layout.parse(obj["Key"]).ms for obj in objects],
         },
-        schema={"_url": pl.String, key_column: pl.String, time_column: pl.Int64},
+        schema={_URL: pl.String, key_column: pl.String, time_column: pl.Int64},
     ).with_columns(pl.col(time_column).cast(pl.Datetime("ms", "UTC")))
     if not objects:
-        return times.drop("_url").lazy()
+        return times.drop(_URL).lazy()
     scan: pl.LazyFrame = FORMATS[format](
-        times["_url"].to_list(),
+        times[_URL].to_list(),
         storage_options=dict(options if options is not None else storage_options(bucket)),
-        include_file_paths="_url",
+        include_file_paths=_URL,
         **scan_kwargs,
     )
-    return scan.join(times.lazy(), on="_url", how="left").drop("_url")
+    # The objects' own columns (the first object's header or footer is read for them): a join
+    # would rename a clashing added column to "<name>_right" without a word.
+    columns = scan.collect_schema()
+    clashes = [name for name in (key_column, time_column) if name in columns]
+    if clashes:
+        raise InvalidValue(
+            f"the objects have a column {clashes[0]!r} already; pass "
+            f"{'key_column' if clashes[0] == key_column else 'time_column'}= another name for "
+            "the added one"
+        )
+    # maintain_order: Polars' join may otherwise give the rows in any order (it does, for
+    # objects of more rows than one batch), and a frame's rows come in the objects' order.
+    return scan.join(times.lazy(), on=_URL, how="left", maintain_order="left").drop(_URL)

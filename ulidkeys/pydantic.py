@@ -9,12 +9,12 @@ Needs pydantic (``pip install 'ulidkeys[pydantic]'``). For ULID *values* (not te
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from ulidkeys.errors import InvalidType, UlidkeysError, describe
+from ulidkeys.errors import InvalidType, InvalidValue, UlidkeysError, describe
 from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import scheme_named
@@ -71,6 +71,8 @@ def IdStr(scheme: str | IdScheme) -> Any:
     """The annotated ``str`` type of ids of ``scheme`` (a name ``ulidkeys schemes`` lists, e.g.
     ``"uuid7"``, ``"typeid:user"``, or an :class:`~ulidkeys.ids.IdScheme`)."""
     chosen = scheme_named(scheme) if isinstance(scheme, str) else scheme
+    if not isinstance(chosen, IdScheme):
+        raise InvalidType(f"scheme={describe(scheme)} must be an id scheme or its name")
     return Annotated[str, IdText(chosen)]
 
 
@@ -140,11 +142,18 @@ def dynamodb_keys(model: BaseModel) -> dict[str, Any]:
 def _keyed(model: BaseModel, kind: type) -> tuple[str, KeyLayout | Entity]:
     if not isinstance(model, BaseModel):
         raise InvalidType(f"model={describe(model)} must be a pydantic model")
-    for name, info in type(model).model_fields.items():
-        for meta in info.metadata:
-            if isinstance(meta, KeyedBy) and isinstance(meta.target, kind):
-                return name, meta.target
     what = "LayoutId(layout)" if kind is KeyLayout else "EntityId(entity)"
+    for name, info in type(model).model_fields.items():
+        # an optional field (``LayoutId(layout) | None``) keeps its metadata inside the union
+        inner = [arg for arg in get_args(info.annotation) if get_origin(arg) is Annotated]
+        metadata = [*info.metadata, *(meta for arg in inner for meta in arg.__metadata__)]
+        for meta in metadata:
+            if isinstance(meta, KeyedBy) and isinstance(meta.target, kind):
+                if getattr(model, name) is None:
+                    raise InvalidValue(
+                        f"{type(model).__name__}.{name} is None: a model without an id has no key"
+                    )
+                return name, meta.target
     raise InvalidType(f"{type(model).__name__} has no field annotated {what}")
 
 

@@ -57,7 +57,9 @@ class IdAttribute(Attribute[Any]):
         self.scheme = scheme_named(scheme) if isinstance(scheme, str) else scheme
         if not is_id_scheme(self.scheme):
             raise InvalidType(f"scheme={describe(scheme)} must be an id scheme or its name")
-        if not isinstance(template, str) or template.count(_PLACEHOLDER) != 1:
+        if not isinstance(template, str):
+            raise InvalidType(f"template={describe(template)} must be a str holding {_PLACEHOLDER}")
+        if template.count(_PLACEHOLDER) != 1:
             raise InvalidKeyTemplate(
                 f"template={describe(template)} must hold {_PLACEHOLDER} exactly once"
             )
@@ -188,6 +190,10 @@ def query_window(
     ``page_size`` (DynamoDB's ``Limit`` per call) is at least 1, checked here and not at the
     first page (PynamoDB would fail on 0 with a bare IndexError)."""
     attribute = _range_attribute(model)
+    if hash_key is None:  # PynamoDB's own answer is a bare IndexError
+        raise InvalidType("hash_key=None: a query needs the partition's hash key")
+    if not isinstance(newest_first, bool):  # "false" would be true, and reverse the order
+        raise InvalidType(f"newest_first={describe(newest_first)} must be a bool")
     require_count(limit, "limit", 0, optional=True)
     require_count(page_size, "page_size", 1, optional=True)
     start, end = resolve_window(since, until, cursor)
@@ -229,6 +235,8 @@ def query_window(
 
 
 def _range_attribute(model: type[Model]) -> IdAttribute:
+    if not (isinstance(model, type) and issubclass(model, Model)):
+        raise InvalidType(f"model={describe(model)} must be a PynamoDB Model class")
     attribute = model._range_key_attribute()  # type: ignore[no-untyped-call]
     if not isinstance(attribute, IdAttribute):
         raise InvalidType(

@@ -42,6 +42,7 @@ from ulidkeys.config.files import (
     read_text,
     user_config_path,
 )
+from ulidkeys.errors import InvalidType, describe
 
 __all__ = [
     "CONFIG_FILE",
@@ -66,6 +67,10 @@ __all__ = [
 
 def load(path: str | os.PathLike[str] | None = None) -> Config:
     """The config at ``path``, or the one :func:`find` finds (an empty Config if none)."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise InvalidType(
+            f"path={describe(path)} must be a str or a path, not {type(path).__name__}"
+        )
     chosen = Path(path) if path is not None else find()
     if chosen is None:
         return Config()

@@ -17,7 +17,13 @@ from typing import Any
 
 from ulidkeys.config.files import PYPROJECT, shown_path, toml_tables
 from ulidkeys.dynamodb import Entity, Index, Table
-from ulidkeys.errors import InvalidConfig, KeyAttributeClash, UlidkeysError, describe
+from ulidkeys.errors import (
+    InvalidConfig,
+    KeyAttributeClash,
+    UlidkeysError,
+    describe,
+    require_str,
+)
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -128,13 +134,13 @@ class Config:
 
     def layout(self, name: str) -> NamedLayout:
         """The layout declared as ``[layouts.NAME]``; InvalidConfig naming the ones there are."""
-        if name not in self.layouts:
+        if require_str(name, "name") not in self.layouts:
             raise self._missing("layouts", name, self.layouts)
         return self.layouts[name]
 
     def entity(self, name: str) -> NamedEntity:
         """The entity declared as ``[entities.NAME]``."""
-        if name not in self.entities:
+        if require_str(name, "name") not in self.entities:
             raise self._missing("entities", name, self.entities)
         return self.entities[name]
 

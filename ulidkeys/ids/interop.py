@@ -32,7 +32,8 @@ def coerce_id(scheme: IdScheme, value: object, name: str = "id") -> str:
     schemes, or an id object of another library whose bytes are an id of the scheme (a
     ``uuid.UUID`` of the right version for a UUID scheme, any 16-byte id for ULIDs and
     TypeIDs; a v1 ``uuid.UUID`` for MySQL's ordered v1, converted). InvalidType for anything
-    else, InvalidId naming ``name`` for a bad value.
+    else, InvalidId naming ``name`` for a bad value - an id object of another width too (an
+    ObjectId's 12 bytes for a ULID, a ULID's 16 for a KSUID).
     """
     if isinstance(value, str):
         return scheme.parse(value)
@@ -45,6 +46,13 @@ def coerce_id(scheme: IdScheme, value: object, name: str = "id") -> str:
             return scheme.from_int(int(value))
         data = _id_bytes(value)
         if data is not None:
+            width = getattr(scheme, "bits", None)
+            if width is not None and len(data) != (width + 7) // 8:
+                # an id of another width read as a number would be zero-padded into a
+                # plausible id of another time (an ObjectId's 12 bytes as a ULID of 1970)
+                raise InvalidId(
+                    f"it holds {len(data)} bytes; a {scheme.name} id is {(width + 7) // 8}"
+                )
             number = int.from_bytes(data, "big")
             if scheme is UUID1_ORDERED and getattr(value, "version", None) == 1:
                 # a uuid.UUID v1 (an application's uuid1()) goes in as MySQL's UUID_TO_BIN(u, 1)

@@ -4,12 +4,13 @@ queried by an executor, the schema given or inferred from a sample."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from boto3.dynamodb.types import Binary
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceReader,
@@ -29,6 +30,7 @@ from pyspark.sql.types import (
 
 from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.plans import MAX_SLICES, Slice
 from ulidkeys.planning.queries import plan_window as query_plan
 from ulidkeys.spark.options import (
@@ -76,19 +78,36 @@ class _Query:
         return ms_to_datetime(self.entity.scheme.timestamp_ms(id_text))
 
 
+#: The range of Spark's ``bigint``: a whole number outside it is a string column (its digits).
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _is_long(value: object) -> bool:
+    return (
+        isinstance(value, Decimal)
+        and value.is_finite()
+        and value == value.to_integral_value()
+        and _LONG_MIN <= value <= _LONG_MAX
+    )
+
+
 def _type_of(value: object) -> DataType:
     if isinstance(value, bool):
         return BooleanType()
     if isinstance(value, Decimal):
-        return LongType() if value == value.to_integral_value() else DoubleType()
-    if isinstance(value, (bytes, bytearray)):
+        if _is_long(value):
+            return LongType()
+        # DynamoDB numbers have up to 38 digits: a whole one beyond bigint keeps them as text
+        return DoubleType() if value != value.to_integral_value() else StringType()
+    if isinstance(value, (bytes, bytearray, Binary)):  # boto3 gives B attributes as Binary
         return BinaryType()
     return StringType()  # strings, and lists, maps and sets as JSON text
 
 
 def infer_schema(items: Sequence[Mapping[str, Any]], key_attrs: Sequence[str]) -> StructType:
     """A schema for ``items``: every attribute seen (numbers: long, or double when any has a
-    fraction; a type conflict: string), the key attributes first, then ``id_time``."""
+    fraction, or string beyond the range of a long; a type conflict: string), the key
+    attributes first, then ``id_time``."""
     found: dict[str, DataType] = {name: StringType() for name in key_attrs}
     for item in items:
         for name, value in item.items():
@@ -103,13 +122,34 @@ def infer_schema(items: Sequence[Mapping[str, Any]], key_attrs: Sequence[str]) -
     return StructType([*fields, StructField(ID_TIME, TimestampType(), False)])
 
 
-def _cell(value: object, kind: DataType) -> object:
+#: What a cell of each inferred type holds (strings hold anything: JSON text).
+_FITS: dict[type[DataType], Callable[[object], bool]] = {
+    LongType: _is_long,
+    DoubleType: lambda value: isinstance(value, Decimal),
+    BooleanType: lambda value: isinstance(value, bool),
+    BinaryType: lambda value: isinstance(value, (bytes, bytearray, Binary)),
+}
+
+
+def _cell(value: object, kind: DataType, name: str = "") -> object:
+    """An attribute's value as a cell of its column; InvalidValue for one the column cannot
+    hold as it is (an item past the sample with a fraction in a bigint column, or a string in
+    a number column), which Spark would fail on or a conversion would change."""
     if value is None:
         return None
+    fits = _FITS.get(type(kind))
+    if fits is not None and not fits(value):
+        raise InvalidValue(
+            f"attribute {name}={describe(value)} does not fit its column's type "
+            f"{kind.simpleString()} (inferred from a sample of the items): raise "
+            "option('sample', ...) or give the column's type with .schema(...)"
+        )
     if isinstance(kind, LongType):
         return int(value)  # type: ignore[call-overload]
     if isinstance(kind, DoubleType):
         return float(value)  # type: ignore[arg-type]
+    if isinstance(value, Binary):
+        value = value.value  # type: ignore[attr-defined]  # boto3 stubs omit it
     if isinstance(kind, StringType) and not isinstance(value, str):
         return json.dumps(value, default=_plain, sort_keys=True)
     return value
@@ -119,7 +159,9 @@ def _plain(value: object) -> object:
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, (set, frozenset)):
-        return sorted(value, key=str)
+        return sorted((item if isinstance(item, str) else _plain(item) for item in value), key=str)
+    if isinstance(value, Binary):
+        value = value.value  # type: ignore[attr-defined]  # boto3 stubs omit it
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
     raise TypeError(f"{type(value).__name__} is not JSON")
@@ -194,6 +236,6 @@ class DynamoDBReader(DataSourceReader):
             return
         for item in self.query.items(Slice.from_json(partition.piece)):
             yield tuple(
-                self.query.id_time(item) if name == ID_TIME else _cell(item.get(name), kind)
+                self.query.id_time(item) if name == ID_TIME else _cell(item.get(name), kind, name)
                 for name, kind in self.columns
             )
