@@ -16,7 +16,7 @@ from pydantic_core import PydanticCustomError, core_schema
 
 from ulidkeys.errors import InvalidType, InvalidValue, UlidkeysError, describe
 from ulidkeys.ids.interop import coerce_id
-from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.protocol import IdScheme, is_id_scheme
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.layout import KeyLayout
@@ -71,7 +71,7 @@ def IdStr(scheme: str | IdScheme) -> Any:
     """The annotated ``str`` type of ids of ``scheme`` (a name ``ulidkeys schemes`` lists, e.g.
     ``"uuid7"``, ``"typeid:user"``, or an :class:`~ulidkeys.ids.IdScheme`)."""
     chosen = scheme_named(scheme) if isinstance(scheme, str) else scheme
-    if not isinstance(chosen, IdScheme):
+    if not is_id_scheme(chosen):
         raise InvalidType(f"scheme={describe(scheme)} must be an id scheme or its name")
     return Annotated[str, IdText(chosen)]
 
