@@ -68,6 +68,14 @@ def require_str(value: object, name: str) -> str:
     return value
 
 
+def require_bool(value: object, name: str) -> bool:
+    """``value`` if it is a bool, else InvalidType: a flag given as text (``"false"``) or a
+    number would be read by its truth and do the opposite of what it says."""
+    if not isinstance(value, bool):
+        raise InvalidType(f"{name}={describe(value)} must be a bool, not {type(value).__name__}")
+    return value
+
+
 def require_count(
     value: object,
     name: str,

@@ -24,6 +24,7 @@ from ulidkeys.errors import (
     InvalidWindow,
     KeyMismatch,
     describe,
+    require_bool,
     require_count,
 )
 from ulidkeys.ids.interop import coerce_id
@@ -192,8 +193,7 @@ def query_window(
     attribute = _range_attribute(model)
     if hash_key is None:  # PynamoDB's own answer is a bare IndexError
         raise InvalidType("hash_key=None: a query needs the partition's hash key")
-    if not isinstance(newest_first, bool):  # "false" would be true, and reverse the order
-        raise InvalidType(f"newest_first={describe(newest_first)} must be a bool")
+    require_bool(newest_first, "newest_first")
     require_count(limit, "limit", 0, optional=True)
     require_count(page_size, "page_size", 1, optional=True)
     start, end = resolve_window(since, until, cursor)

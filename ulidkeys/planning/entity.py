@@ -20,6 +20,7 @@ from ulidkeys.errors import (
     InvalidValue,
     KeyMismatch,
     describe,
+    require_bool,
     require_count,
 )
 from ulidkeys.ids.interop import coerce_id
@@ -146,9 +147,7 @@ class Entity:
         except InvalidValue as error:
             raise InvalidKeyTemplate(f"bucket: {error}") from None
         self.shards = require_count(shards, "shards", 1, optional=True)
-        if not isinstance(newest_first_keys, bool):
-            raise InvalidType(f"newest_first_keys={describe(newest_first_keys)} must be a bool")
-        self.newest_first_keys = newest_first_keys
+        self.newest_first_keys = require_bool(newest_first_keys, "newest_first_keys")
         if not self.timed and (self.period is not None or newest_first_keys):
             option = "newest_first_keys=True" if newest_first_keys else f"bucket={bucket!r}"
             raise InvalidKeyTemplate(

@@ -23,6 +23,7 @@ from ulidkeys.errors import (
     KeyMismatch,
     UlidkeysError,
     describe,
+    require_bool,
     require_count,
 )
 from ulidkeys.ids.interop import coerce_id
@@ -147,8 +148,7 @@ class KeyLayout:
             raise InvalidLayout(f"period={describe(self.period)} must be None, 'day' or 'hour'")
         if not is_id_scheme(self.scheme):
             raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")
-        if not isinstance(self.newest_first, bool):
-            raise InvalidType(f"newest_first={describe(self.newest_first)} must be a bool")
+        require_bool(self.newest_first, "newest_first")
         if self.newest_first and self.period is not None:
             raise InvalidLayout(
                 f"period={self.period!r} with newest_first=True: period folders sort oldest "

@@ -18,6 +18,7 @@ from ulidkeys.errors import (
     InvalidSlice,
     InvalidValue,
     describe,
+    require_bool,
     require_count,
     require_int,
 )
@@ -294,6 +295,8 @@ def plan_window(
     require_count(max_keys, "max_keys", 1, MAX_KEYS)
     require_count(expected_keys, "expected_keys", 1, optional=True)
     require_count(limit, "limit", 0, optional=True)
+    require_bool(newest_first, "newest_first")
+    require_bool(directory_bucket, "directory_bucket")
     if newest_first and not directory_bucket:
         raise InvalidValue(
             "S3 lists a general-purpose bucket oldest first only; use Bucket.latest() for the "

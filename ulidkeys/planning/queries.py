@@ -19,6 +19,7 @@ from ulidkeys.errors import (
     InvalidValue,
     InvalidWindow,
     describe,
+    require_bool,
     require_count,
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
@@ -139,7 +140,7 @@ def plan_query(
     opposite of ``newest_first``.
     """
     require_count(limit, "limit", 0, optional=True)
-
+    require_bool(newest_first, "newest_first")
     asked = later_buckets_first = newest_first
     newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
     if after is not None and cursor is not None:
