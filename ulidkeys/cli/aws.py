@@ -31,6 +31,10 @@ def fields_of(pairs: Sequence[str]) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise InvalidValue(f"--field {pair!r} must look like NAME=VALUE (e.g. org=acme)")
+        if fields.get(name, value) != value:  # the last would silently win: which is meant?
+            raise InvalidValue(
+                f"--field {name} is given twice, as {fields[name]!r} and {value!r}: give it once"
+            )
         fields[name] = value
     return fields
 
