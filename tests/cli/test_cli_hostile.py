@@ -24,7 +24,9 @@ LAYOUT = KeyLayout("up/")
 KEYS = [LAYOUT.key_for(ULID.new(at=START + i * MINUTE)) for i in range(12)]  # 09:00 .. 09:11
 POST = Entity(pk="Org#{org}", sk="Post#{id}")
 WINDOW = ["--since", "2024-05-17T08:00:00Z", "--until", "2024-05-17T10:00:00Z"]
-QUERY = ["query", "--table", "app", "--pk", "Org#{org}", "--sk", "Post#{id}", *WINDOW]
+TEMPLATES = ["--pk", "Org#{org}", "--sk", "Post#{id}"]
+QUERY = ["query", "--table", "app", *TEMPLATES, *WINDOW]
+ATHENA = ["athena", "s3://photos/up/", "--period", "day"]
 ULID_TEXT = "01HY2WF4MV0000000000000000"
 
 
@@ -83,23 +85,21 @@ def refused(capsys: pytest.CaptureFixture[str], argv: list[str], *words: str) ->
         (["inspect", "--json", "-o", "text", ULID_TEXT], ("--output text",)),
         # --until without --since printed the table alone, the window dropped unsaid
         (
-            ["athena", "s3://photos/up/", "--period", "day", "--first-day", "2024-05-17"]
-            + ["--until", "2024-05-17T10:00:00Z"],
+            [*ATHENA, "--first-day", "2024-05-17", "--until", "2024-05-17T10:00:00Z"],
             ("give --since with it",),
         ),
         # a day no calendar has was answered "is a day, not a time; write 2024-02-30T00:00:00Z"
         (
-            ["athena", "s3://photos/up/", "--period", "day", "--first-day", "2024-02-30"],
+            [*ATHENA, "--first-day", "2024-02-30"],
             ("first_day='2024-02-30' is no day", "1970-01-01 to 9999-12-31"),
         ),
         (
-            ["athena", "s3://photos/up/", "--period", "day", "--first-day", "1969-12-31"],
+            [*ATHENA, "--first-day", "1969-12-31"],
             ("first_day='1969-12-31' is no day",),
         ),
-        # the {bucket} message named bucket='day' whatever --bucket was
+        # the {bucket} message named bucket='day' whatever --bucket was (refused before a call)
         (
-            ["query", "--pk", "Org#{org}", "--sk", "Post#{id}", "--field", "org=a", "--since"]
-            + ["2h", "--bucket", "hour", "--explain"],
+            ["query", *TEMPLATES, "--field", "org=a", "--since", "2h", "--bucket", "hour"],
             ("bucket='hour' go together",),
         ),
     ],

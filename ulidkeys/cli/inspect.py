@@ -14,8 +14,8 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
 from ulidkeys.ids.inspection import inspect
-from ulidkeys.ids.registry import registration_of
 from ulidkeys.ids.pasted import read_pasted
+from ulidkeys.ids.registry import registration_of
 from ulidkeys.planning.pasted import layout_hint
 
 #: Where the subcommand stands in ``ulidkeys --help``.
