@@ -110,6 +110,52 @@ def test_mistakes_are_one_line_and_exit_2(
     refused(capsys, argv, *words)
 
 
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        # each was botocore's bare ValueError: "unexpected ValueError ... please report it"
+        ([*WINDOW, "--endpoint-url", "http://[::1"], "'http://[::1' is not an http(s) URL"),
+        ([*WINDOW, "--endpoint-url", "http://a b"], "is not an http(s) URL"),
+        ([*WINDOW, "--endpoint-url", "http://127.0.0.1:99999"], "is not an http(s) URL"),
+        ([*WINDOW, "--endpoint-url", "http://\x00"], "is not an http(s) URL"),
+        ([*WINDOW, "--endpoint-url", "https://\U0001f600.com"], "is not an http(s) URL"),
+        ([*WINDOW, "--region", ""], "--region '' is empty"),
+        # os.path's own ValueError: "embedded null byte"
+        ([*WINDOW, "--manifest", "\x00"], "--manifest '\\x00' holds a NUL character"),
+        (["--since", "2h", "--checkpoint", "\x00"], "--checkpoint '\\x00' holds a NUL"),
+    ],
+)
+def test_connection_and_path_flags_botocore_or_os_would_fail_on(
+    aws: None, capsys: pytest.CaptureFixture[str], flags: list[str], words: str
+) -> None:
+    refused(capsys, ["ls", "s3://photos/up/", *flags], words)
+
+
+def test_endpoints_and_regions_that_work_still_do(
+    aws: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for url in ("http://localhost:5000", "http://[::1]:5000", "https://s3.example.com"):
+        assert main(["ls", "s3://photos/up/", *WINDOW, "--endpoint-url", url, "--explain"]) == 0
+        assert url in capsys.readouterr().out
+    assert main(["ls", "s3://photos/up/", *WINDOW, "--region", "us-east-1"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(KEYS)
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--pk-attr", ""], "--pk-attr '' names no attribute"),
+        (["--sk-attr", ""], "--sk-attr '' names no attribute"),
+        (["--pk-attr", "SK"], "--pk-attr and --sk-attr are both 'SK'"),
+    ],
+)
+def test_survey_refuses_key_attributes_query_refuses(
+    aws: None, capsys: pytest.CaptureFixture[str], flags: list[str], words: str
+) -> None:
+    """They were sent, and DynamoDB's ValidationException was exit 1, an AWS failure."""
+    refused(capsys, ["survey", "dynamodb://app", "--pk", "Org#acme", *flags], words)
+
+
 @pytest.mark.parametrize("scheme", ["bogus", "", " ", "typeid:", "ulid\x00"])
 def test_a_wrong_inspect_scheme_is_one_line_however_many_ids(
     capsys: pytest.CaptureFixture[str], scheme: str
