@@ -85,6 +85,10 @@ def _athena_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
 def run(args: argparse.Namespace) -> int:
     """The Athena table of a layout's period folders (partition projection), and with
     ``--since`` the ``WHERE`` condition that reads only the window's folders."""
+    if args.until is not None and args.since is None:
+        raise InvalidValue(
+            "--until ends the window of --since's WHERE condition: give --since with it"
+        )
     bucket_name, layout = _athena_target(args)
     projection = partition_projection(layout, bucket_name, args.first_day, args.last_day)
     lines = [projection.ddl(args.table) + ";"]  # all of it computed before any is printed

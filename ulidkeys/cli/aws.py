@@ -31,18 +31,37 @@ def fields_of(pairs: Sequence[str]) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise InvalidValue(f"--field {pair!r} must look like NAME=VALUE (e.g. org=acme)")
+        if fields.get(name, value) != value:  # the last would silently win: which is meant?
+            raise InvalidValue(
+                f"--field {name} is given twice, as {fields[name]!r} and {value!r}: give it once"
+            )
         fields[name] = value
     return fields
 
 
 def check_endpoint(url: str | None) -> None:
+    """``--endpoint-url``: an http(s) URL with a host, and a port that is one; printable ASCII
+    (botocore raises a bare ValueError for the rest: '[::1', a space, a port past 65535)."""
     if url is None:
         return
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(url)
+        fits = parts.scheme in ("http", "https") and bool(parts.hostname)
+        fits = fits and parts.port != 0  # .port raises ValueError past 65535
+    except ValueError:
+        fits = False
+    if not (fits and url.isascii() and url.isprintable() and " " not in url):
         raise InvalidValue(
             f"--endpoint-url {url!r} is not an http(s) URL; expected e.g. http://127.0.0.1:5000"
         )
+
+
+def check_connection(args: argparse.Namespace) -> None:
+    """The connection flags botocore would fail on with a bare ValueError: the endpoint, and an
+    empty region (``--region ''``: an endpoint ``https://s3..amazonaws.com``)."""
+    check_endpoint(args.endpoint_url)
+    if args.region is not None and not args.region.strip():
+        raise InvalidValue(f"--region {args.region!r} is empty: pass a region, e.g. us-east-1")
 
 
 def aws_session(args: argparse.Namespace) -> Any:
@@ -54,7 +73,7 @@ def aws_session(args: argparse.Namespace) -> Any:
             "(or 'ulidkeys[cli]')"
         ) from None
 
-    check_endpoint(args.endpoint_url)
+    check_connection(args)
     return boto3.session.Session(profile_name=args.profile, region_name=args.region)
 
 

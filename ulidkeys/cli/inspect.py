@@ -15,6 +15,7 @@ from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.ids.pasted import read_pasted
+from ulidkeys.ids.registry import registration_of
 from ulidkeys.planning.pasted import layout_hint
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -34,10 +35,23 @@ def register(command: Command) -> None:
     )
     described.add_argument("--json", action="store_true", help="the same as --output jsonl")
     described.add_argument(
-        "--scheme", help="read every id as this scheme (e.g. discord-snowflake, typeid)"
+        "--scheme",
+        type=_scheme_name,
+        help="read every id as this scheme (e.g. discord-snowflake, typeid)",
     )
     add_output(described)
-    described.set_defaults(handler=run)
+    # None until -o is given: --json with an -o of another format is refused, not outvoted
+    described.set_defaults(handler=run, output=None)
+
+
+def _scheme_name(text: str) -> str:
+    """An ``inspect --scheme`` name (a family such as ``typeid`` too: the text names its
+    member), checked when parsed: a wrong one is one line, not one line per id read."""
+    try:
+        registration_of(text)
+    except UlidkeysError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 #: Longest line of stdin read as an id: far past any id (a TypeID is at most 90 characters),
@@ -155,7 +169,11 @@ BATCH = 512
 
 
 def run(args: argparse.Namespace) -> int:
-    output = "jsonl" if args.json else args.output
+    if args.json and args.output not in (None, "jsonl"):
+        raise InvalidValue(
+            f"--json is --output jsonl; it does not go with --output {args.output}: give one"
+        )
+    output = "jsonl" if args.json else args.output or "text"
     failed = 0
     write = sys.stdout.write
     # ids given as words, or typed at a terminal: each row as soon as it is read

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -62,7 +63,12 @@ def register(command: Command) -> None:
         "layout in the config file (`ulidkeys config`)",
     )
     add_window(ls, "required unless --latest or --cursor")
-    ls.add_argument("--latest", type=count_arg, metavar="N", help="the N newest (before --until)")
+    ls.add_argument(
+        "--latest",
+        type=count_arg,
+        metavar="N",
+        help="the N newest (before --until; at or after --since when given)",
+    )
     ls.add_argument(
         "--shards", type=count_arg, default=None, help="shard folders in the layout (default 0)"
     )
@@ -179,7 +185,9 @@ def run(args: argparse.Namespace) -> int:
         return consume(bucket.consume(store, **consume_options(args)), show, "objects")
     if args.latest is not None:
         suffix = layout.suffix or None
-        listing = bucket.latest(args.latest, until=args.until, cursor=args.cursor, suffix=suffix)
+        listing = bucket.latest(
+            args.latest, since=args.since, until=args.until, cursor=args.cursor, suffix=suffix
+        )
     elif args.slice is not None:
         listing = bucket.run(_slice_plan(args, layout, directory))
     elif args.since is None and args.cursor is None:
@@ -229,10 +237,11 @@ def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) ->
     Every worker cuts the window itself, so both ends must be fixed times: an end read from
     each worker's clock ('now', the default --until) would cut a different window on each.
     """
-    index_text, slash, count_text = str(args.slice).partition("/")
-    if not (slash and index_text.isascii() and index_text.isdigit() and count_text.isdigit()):
+    # ASCII digits, at most 18 each: int() of thousands of digits raises its own ValueError
+    found = re.fullmatch(r"([0-9]{1,18})/([0-9]{1,18})", str(args.slice))
+    if found is None:
         raise InvalidValue(f"--slice {args.slice!r} must look like I/N, e.g. 0/8 (I from 0)")
-    index, count = int(index_text), int(count_text)
+    index, count = int(found[1]), int(found[2])
     if not 0 <= index < count:
         raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
     start, end = fixed_window(args.since, args.until, "--slice", ("--since", "--until"))

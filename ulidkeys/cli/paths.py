@@ -39,6 +39,8 @@ def _check(path: str, flag: str, what: str) -> Path:
     InvalidValue naming the flag, the path and the problem."""
     if not path:
         raise InvalidValue(f"{flag} '' names no file: give a path, e.g. {flag} {what}")
+    if "\0" in path:  # no file name holds one (os.path raises a bare ValueError)
+        raise InvalidValue(f"{flag} {path!r} holds a NUL character, which no file name can")
     target = Path(os.path.realpath(path))
     if target.is_dir():
         raise InvalidValue(f"{flag} {path!r} is a folder: name a file, e.g. {path}/{what}")

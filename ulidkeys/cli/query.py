@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         f"{counted(count, 'item')}, {counted(stats.calls, 'Query call')}, "
         f"{counted(stats.read, 'item')} read"
     )
-    if count == 0:
+    if count == 0 and 0 not in (args.limit, args.latest):  # none asked for: nothing to explain
         _hint_sort_keys(client, args, entity, fields)
     print_cursor(items.cursor)
     return 0

@@ -124,6 +124,15 @@ def _partition(args: argparse.Namespace) -> int:
         raise InvalidValue(f"{args.location!r}: give dynamodb://TABLE (the table's name)")
     if not args.pk:
         raise InvalidValue("dynamodb:// surveys one partition: give --pk VALUE, e.g. 'Org#acme'")
+    # as query refuses them: sent as they are, DynamoDB's refusal would read as its failure
+    for flag, attr in (("--pk-attr", args.pk_attr), ("--sk-attr", args.sk_attr)):
+        if not attr:
+            raise InvalidValue(f"{flag} '' names no attribute: give the table's key attribute")
+    if args.pk_attr == args.sk_attr:
+        raise InvalidValue(
+            f"--pk-attr and --sk-attr are both {args.pk_attr!r}: the partition key and the sort "
+            "key are two attributes"
+        )
     plot = _plotter(args)
     client = aws_session(args).client("dynamodb", endpoint_url=args.endpoint_url)
     found = survey_partition(

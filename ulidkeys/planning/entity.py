@@ -164,7 +164,8 @@ class Entity:
     def _check_derived_fields(self) -> None:
         pk_fields = {f for s in self.schemas() for f in s.pk.fields}
         for derived, setting, option in (
-            (BUCKET, self.period, "bucket='day'"),
+            # the bucket given, else an example of one
+            (BUCKET, self.period, f"bucket={self.period.size if self.period else 'day'!r}"),
             (SHARD, self.shards, "shards=N"),
         ):
             if (derived in pk_fields) != (setting is not None):

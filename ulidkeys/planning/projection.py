@@ -8,10 +8,11 @@ literals go through :mod:`ulidkeys.planning.sqltext`: Hive's rules in DDL, Trino
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ulidkeys.errors import InvalidLayout, InvalidValue, describe
+from ulidkeys.errors import InvalidLayout, InvalidTime, InvalidValue, describe
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.partitions import DAY_MS, HOUR_MS, Period
 from ulidkeys.planning.sqltext import column_list, hive_literal, table_name, trino_literal
@@ -75,6 +76,12 @@ def _day(value: TimeInput, name: str) -> str:
     """The UTC day label of a time, or of a plain ``YYYY-MM-DD`` (a day needs no offset)."""
     if isinstance(value, str) and _DAY.parse_label(value.strip()) is not None:
         return value.strip()
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value.strip()):
+        # a day, but none a folder names: said as such, not "a day, not a time" (to_ms's)
+        raise InvalidTime(
+            f"{name}={value!r} is no day a period folder can name: a calendar day from "
+            "1970-01-01 to 9999-12-31"
+        )
     return _DAY.label(to_ms(value, name))
 
 
