@@ -182,8 +182,7 @@ def _ordered_call(
     last_ms = min((end - 1) // step * step, layout.last_ms)
     lo = layout.path(shard, first_ms) + lo_id
     hi_incl = layout.path(shard, last_ms) + scheme.max_for(last_ms)
-    # Every key of the window, cut after its id, lies in [lo, hi_incl], so it shares their
-    # common prefix.
+    # Every key of the window, cut after its id, lies in [lo, hi_incl]: it shares their prefix
     prefix = common_prefix(lo, hi_incl)
     # lo[:-1] sorts below lo and every key that starts with lo; the few keys between them
     # (ids of an earlier time sharing all but the last character) are judged and dropped.
@@ -298,10 +297,7 @@ def plan_window(
     require_bool(newest_first, "newest_first")
     require_bool(directory_bucket, "directory_bucket")
     if newest_first and not directory_bucket:
-        raise InvalidValue(
-            "S3 lists a general-purpose bucket oldest first only; use Bucket.latest() for the "
-            "newest items"
-        )
+        raise InvalidValue("S3 lists a general-purpose bucket oldest first: use Bucket.latest()")
     position = resume_position(layout, start_ms, end_ms, newest_first, after, cursor)
     # the part of the window that keys of the layout can have times in
     start, end = max(start_ms, layout.first_ms), min(end_ms, layout.last_ms + 1)
@@ -459,8 +455,7 @@ def plan_folders(
                 first = base + day.folder(start)
                 last = base + day.folder(end - 1)
                 prefix = common_prefix(first[:-1], last[:-1])  # never the whole folder
-                # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the character
-                # after "/".
+                # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the one after "/"
                 calls.append(ListCall(prefix, first[:-1], last[:-1] + "0", delimiter="/"))
     return Plan(
         groups=(tuple(calls),) if calls else (),
