@@ -8,6 +8,7 @@ inferred is our error naming it, never a number cut short."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -332,4 +333,33 @@ def test_every_dynamodb_type_is_a_row_spark_takes() -> None:
 def test_an_item_past_the_sample_that_does_not_fit_is_named(sampled: object, later: object) -> None:
     items = [{"n": sampled}, {"n": later}, {"n": later}]
     with pytest.raises(InvalidValue, match=r"attribute n=.* does not fit .*option\('sample'"):
+        spark_rows(items, sample=1)
+
+
+PRECISE = Decimal("0.12345678901234567890123")  # 23 significant digits: a double keeps 17
+
+
+def test_numbers_a_double_would_round_keep_their_digits() -> None:
+    """A fraction of more digits than a double keeps, or a bigint past 2**53 in a column with
+    fractions, was a double column: the digits past the 17th were lost without a word. Such a
+    column is text of every digit now; numbers inside lists and maps keep theirs in the JSON."""
+    items = [
+        {"precise": PRECISE, "mixed": Decimal(2**60 + 1), "plain": Decimal("0.1"),
+         "nested": [PRECISE, Decimal("0.5"), Decimal(2**70)]},
+        {"precise": PRECISE, "mixed": Decimal("0.5"), "plain": Decimal("2.5"),
+         "nested": {"x": PRECISE}},
+    ]  # fmt: skip
+    schema, rows = spark_rows(items, sample=2)
+    kinds = {field.name: field.dataType.simpleString() for field in schema.fields}
+    assert (kinds["precise"], kinds["mixed"], kinds["plain"]) == ("string", "string", "double")
+    assert [row["precise"] for row in rows] == [str(PRECISE)] * 2
+    assert [row["mixed"] for row in rows] == [str(2**60 + 1), "0.5"]
+    assert [row["plain"] for row in rows] == [0.1, 2.5]
+    nested = [json.loads(row["nested"], parse_float=Decimal) for row in rows]
+    assert nested == [[PRECISE, Decimal("0.5"), 2**70], {"x": PRECISE}]
+
+
+def test_a_number_past_the_sample_a_double_would_round_is_named() -> None:
+    items = [{"n": Decimal("0.5")}, {"n": PRECISE}]
+    with pytest.raises(InvalidValue, match=r"attribute n=.* does not fit its column's type double"):
         spark_rows(items, sample=1)

@@ -4,6 +4,8 @@ queried by an executor, the schema given or inferred from a sample."""
 from __future__ import annotations
 
 import json
+import re
+import uuid
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -91,14 +93,25 @@ def _is_long(value: object) -> bool:
     )
 
 
+def _is_double(value: object) -> bool:
+    """A number a double holds exactly as written (its shortest text reads back the same):
+    ``0.1`` is, a fraction of 20 significant digits or a whole number past 2**53 is not."""
+    if not isinstance(value, Decimal) or not value.is_finite():
+        return False
+    try:
+        return Decimal(repr(float(value))) == value
+    except OverflowError:  # past a double's range (DynamoDB's go to 10**126)
+        return False
+
+
 def _type_of(value: object) -> DataType:
     if isinstance(value, bool):
         return BooleanType()
     if isinstance(value, Decimal):
         if _is_long(value):
             return LongType()
-        # DynamoDB numbers have up to 38 digits: a whole one beyond bigint keeps them as text
-        return DoubleType() if value != value.to_integral_value() else StringType()
+        # DynamoDB numbers have up to 38 digits: one a double would round keeps them as text
+        return DoubleType() if _is_double(value) else StringType()
     if isinstance(value, (bytes, bytearray, Binary)):  # boto3 gives B attributes as Binary
         return BinaryType()
     return StringType()  # strings, and lists, maps and sets as JSON text
@@ -109,15 +122,21 @@ def infer_schema(items: Sequence[Mapping[str, Any]], key_attrs: Sequence[str]) -
     fraction, or string beyond the range of a long; a type conflict: string), the key
     attributes first, then ``id_time``."""
     found: dict[str, DataType] = {name: StringType() for name in key_attrs}
+    inexact: set[str] = set()  # columns with a whole number a double would round
     for item in items:
         for name, value in item.items():
             kind, seen = _type_of(value), found.get(name)
+            if isinstance(kind, LongType) and not _is_double(value):
+                inexact.add(name)
             if seen is None or seen == kind:
                 found[name] = kind
             elif {type(seen), type(kind)} == {LongType, DoubleType}:
                 found[name] = DoubleType()
             else:
                 found[name] = StringType()
+    for name in inexact:
+        if isinstance(found[name], DoubleType):  # fractions and a long past 2**53: text
+            found[name] = StringType()
     fields = [StructField(name, kind, True) for name, kind in found.items() if name != ID_TIME]
     return StructType([*fields, StructField(ID_TIME, TimestampType(), False)])
 
@@ -125,7 +144,7 @@ def infer_schema(items: Sequence[Mapping[str, Any]], key_attrs: Sequence[str]) -
 #: What a cell of each inferred type holds (strings hold anything: JSON text).
 _FITS: dict[type[DataType], Callable[[object], bool]] = {
     LongType: _is_long,
-    DoubleType: lambda value: isinstance(value, Decimal),
+    DoubleType: _is_double,
     BooleanType: lambda value: isinstance(value, bool),
     BinaryType: lambda value: isinstance(value, (bytes, bytearray, Binary)),
 }
@@ -133,8 +152,9 @@ _FITS: dict[type[DataType], Callable[[object], bool]] = {
 
 def _cell(value: object, kind: DataType, name: str = "") -> object:
     """An attribute's value as a cell of its column; InvalidValue for one the column cannot
-    hold as it is (an item past the sample with a fraction in a bigint column, or a string in
-    a number column), which Spark would fail on or a conversion would change."""
+    hold as it is (an item past the sample with a fraction in a bigint column, a string in a
+    number column, a number a double would round), which Spark would fail on or a conversion
+    would change."""
     if value is None:
         return None
     fits = _FITS.get(type(kind))
@@ -151,13 +171,28 @@ def _cell(value: object, kind: DataType, name: str = "") -> object:
     if isinstance(value, Binary):
         value = value.value  # type: ignore[attr-defined]  # boto3 stubs omit it
     if isinstance(kind, StringType) and not isinstance(value, str):
-        return json.dumps(value, default=_plain, sort_keys=True)
+        return _json_text(value)
     return value
+
+
+#: Marks the digits of a number a double would round while its JSON text is written: they go
+#: in as they are (random, so no attribute's text can hold it).
+_EXACT = f"ulidkeys-exact-{uuid.uuid4().hex}:"
+
+
+def _json_text(value: object) -> str:
+    """JSON text of a list, map, set or number, every number with all its digits."""
+    text = json.dumps(value, default=_plain, sort_keys=True)
+    if _EXACT in text:
+        text = re.sub(f'"{_EXACT}([^"]*)"', r"\1", text)
+    return text
 
 
 def _plain(value: object) -> object:
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value) if _is_double(value) else f"{_EXACT}{value}"
     if isinstance(value, (set, frozenset)):
         return sorted((item if isinstance(item, str) else _plain(item) for item in value), key=str)
     if isinstance(value, Binary):
