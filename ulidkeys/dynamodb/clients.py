@@ -8,6 +8,7 @@ uses, so every form sends the right request and items come back as plain values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union, cast
@@ -20,6 +21,22 @@ if TYPE_CHECKING:
 
 #: What a Table accepts: a ``Table`` resource, its ``.meta.client``, or ``boto3.client(...)``.
 TableOrClient = Union["TableResource", "DynamoDBClient"]
+
+
+#: DynamoDB's table names (3 to 255 of these characters), and a table's ARN, which names one too.
+_TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
+_TABLE_ARN = re.compile(r"arn:[a-z0-9-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/[A-Za-z0-9_.-]{3,255}")
+
+
+def check_table_name(name: str, what: str = "table_name") -> str:
+    """``name`` if DynamoDB can take it as a table (a name or a table's ARN), else InvalidValue:
+    DynamoDB's own refusal is a ValidationException, which reads like a query's mistake."""
+    if _TABLE_NAME.fullmatch(name) or _TABLE_ARN.fullmatch(name):
+        return name
+    raise InvalidValue(
+        f"{what}={name!r} names no DynamoDB table: a table name is 3 to 255 characters of "
+        "A-Z, a-z, 0-9, '_', '-' and '.' (or give the table's ARN)"
+    )
 
 
 def speaks_plain_values(client: DynamoDBClient) -> bool:
@@ -103,6 +120,7 @@ class Target:
                 "table_name= is required with a DynamoDB client (a Table resource knows its own "
                 "name)"
             )
+        check_table_name(table_name)
         client = cast("DynamoDBClient", table_or_client)  # not a Table: it has no table_name
         if speaks_plain_values(client):
             return cls(client, table_name, plain=True)
