@@ -17,7 +17,7 @@ from ulidkeys.cli.options import (
     Command,
     add_config,
 )
-from ulidkeys.errors import InvalidValue, UlidkeysError
+from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import REGISTRATIONS
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -56,14 +56,11 @@ def register(command: Command) -> None:
 
 def names(kind: str, config_path: str | None = None) -> list[str]:
     """The scheme names (families as ``typeid:``, to be followed by a prefix), or the layouts
-    or entities of the config file (none when there is no file or it cannot be read: a
-    completion must never print an error into the command line being typed)."""
+    or entities of the config file (none when there is no file; InvalidConfig when it cannot
+    be read or is not valid, as for every command)."""
     if kind == "schemes":
         return [entry.name + (":" if entry.scheme is None else "") for entry in REGISTRATIONS]
-    try:
-        found = config.load(config_path)
-    except (UlidkeysError, OSError):
-        return []
+    found = config.load(config_path)
     return sorted(found.layouts if kind == "layouts" else found.entities)
 
 
@@ -84,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     """A shell completion script, generated from this very parser (so it cannot go stale), or
     the names it completes (``--names``)."""
     if args.names is not None:
+        # A broken config file is one line on stderr and exit 2, nothing on stdout: the scripts
+        # run this with 2>/dev/null (below), so nothing reaches the line being typed and no
+        # name is offered, while whoever runs it by hand to see why sees the reason.
         sys.stdout.write("".join(f"{name}\n" for name in names(args.names, args.config)))
         return 0
     if args.shell is None:

@@ -11,6 +11,7 @@ import contextlib
 import os
 import stat
 import tempfile
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -41,6 +42,14 @@ def _check(path: str, flag: str, what: str) -> Path:
         raise InvalidValue(f"{flag} '' names no file: give a path, e.g. {flag} {what}")
     if "\0" in path:  # no file name holds one (os.path raises a bare ValueError)
         raise InvalidValue(f"{flag} {path!r} holds a NUL character, which no file name can")
+    control = next((char for char in path if unicodedata.category(char) == "Cc"), None)
+    if control is not None:  # a line break pasted with the path, most likely: a name holding
+        # one is legal, but every report naming the file would break into lines (or, for an
+        # escape, drive the terminal), so it is refused as a mistake, like the NUL
+        raise InvalidValue(
+            f"{flag} {path!r} holds the control character {control!r}, most likely pasted "
+            "with it: retype the path"
+        )
     target = Path(os.path.realpath(path))
     if target.is_dir():
         raise InvalidValue(f"{flag} {path!r} is a folder: name a file, e.g. {path}/{what}")

@@ -133,8 +133,34 @@ def _range_text(row: Row) -> str:
     return "\n".join(lines)
 
 
+def _check_resolution_alone(args: argparse.Namespace) -> None:
+    """``--resolution`` prints ULID's table, which no window, prefix or bucket changes: a flag
+    of those given with it would be silently ignored, so it is refused instead."""
+    given = [
+        flag
+        for flag, value in (
+            ("--since", args.since),
+            ("--until", args.until),
+            ("--prefix", args.prefix or None),
+            ("--cover", args.cover or None),
+            ("--max-prefixes", args.max_prefixes),
+            ("--bucket", args.bucket),
+        )
+        if value is not None
+    ]
+    if args.scheme is not None and scheme_of(args) is not ULID_SCHEME:
+        given.append("--scheme")
+    if given:
+        flags = " and ".join([", ".join(given[:-1]), given[-1]] if len(given) > 1 else given)
+        raise InvalidValue(
+            "--resolution prints what each character of a ULID spans, the same for every "
+            f"window: leave out {flags} (or --resolution, to see the window)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     if args.resolution:
+        _check_resolution_alone(args)
         rows = [
             {"position": r.position, "span": r.human, "values": r.values}
             for r in resolution_table()

@@ -42,7 +42,7 @@ from ulidkeys.config.files import (
     read_text,
     user_config_path,
 )
-from ulidkeys.errors import InvalidType, describe
+from ulidkeys.errors import InvalidConfig, InvalidType, describe
 
 __all__ = [
     "CONFIG_FILE",
@@ -70,6 +70,11 @@ def load(path: str | os.PathLike[str] | None = None) -> Config:
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise InvalidType(
             f"path={describe(path)} must be a str or a path, not {type(path).__name__}"
+        )
+    if path is not None and not os.fspath(path):  # Path("") would be ".", "is a directory"
+        raise InvalidConfig(
+            "the config path is empty: name a config file (e.g. ulidkeys.toml), or give none "
+            "to use the one found here or above"
         )
     chosen = Path(path) if path is not None else find()
     if chosen is None:

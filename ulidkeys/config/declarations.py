@@ -360,6 +360,8 @@ def _entity(table: _Where, name: str, settings: Mapping[str, Any]) -> NamedEntit
         )
     skipped = ("table", "scheme", "gsi")
     options = {key: value for key, value in settings.items() if key not in skipped}
+    if "shards" in options:  # shards = 0 is no shards, as in a layout and as query --shards 0
+        options["shards"] = options["shards"] or None
     try:
         entity = Entity(
             name=name,

@@ -440,8 +440,8 @@ class Cursor:
             )
         if newest_first != self.newest_first:
             raise InvalidCursor(
-                "this cursor was made by a "
-                + ("newest-first" if self.newest_first else "oldest-first")
+                "this cursor was made by "
+                + ("a newest-first" if self.newest_first else "an oldest-first")
                 + " listing; resume in the same direction"
             )
         if (start_ms, end_ms) != (self.start_ms, self.end_ms):
