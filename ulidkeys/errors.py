@@ -135,7 +135,8 @@ def describe(value: object, limit: int = 80) -> str:
 
 class ClockMovedBackwards(UlidkeysError, RuntimeError):
     """A Snowflake-style generator saw its clock go back; it raises rather than risk a duplicate
-    (or, configured to wait, the clock stayed behind for longer than it may wait)."""
+    (or, configured to wait, the clock stayed behind for longer than it may wait; or a step's
+    sequence was used up and the clock stood still for longer than ``max_wait_ms``)."""
 
 
 class TicketsExhausted(UlidkeysError, OverflowError):

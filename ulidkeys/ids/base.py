@@ -6,6 +6,7 @@ built with. Each scheme lives in its own module with its registration.
 from __future__ import annotations
 
 import re
+import time
 
 from ulidkeys.errors import (
     InvalidId,
@@ -155,6 +156,18 @@ class IntCodedScheme:
             unit = "whole seconds" if step == 1000 else f"whole steps of {step} ms"
             raise TimeOutOfRange(
                 f"ms={ms!r} is not a whole {step} ms step; {self.name} ids hold {unit}"
+            )
+        return ms
+
+    def _wall_ms(self) -> int:
+        """The wall clock's epoch millisecond for a new id (``new()``); TimeOutOfRange when
+        the scheme cannot hold it (a clock left at 1970 is before KSUID's 2014 epoch): the
+        arithmetic would give text that is no id of the scheme."""
+        ms = time.time_ns() // 1_000_000  # looked up per call: freezegun's clock works
+        if not self.min_ms <= ms - ms % self.resolution_ms <= self.max_ms:
+            raise TimeOutOfRange(
+                f"the clock reads {ms} ms, outside what {self.name} ids can hold "
+                f"({self.min_ms} .. {self.max_ms} epoch milliseconds)"
             )
         return ms
 

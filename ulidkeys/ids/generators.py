@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 from ulidkeys.errors import (
+    InvalidType,
     InvalidValue,
     TimeOutOfRange,
     describe,
@@ -23,6 +24,29 @@ from ulidkeys.ids.protocol import has_no_time
 def wall_ms() -> int:
     """Epoch milliseconds by the wall clock (every generator's default clock)."""
     return time.time_ns() // 1_000_000
+
+
+def require_source(value: object, name: str, returns: str) -> None:
+    """InvalidType unless ``value`` (a generator's ``clock`` or ``randbits``) can be called: a
+    wrong one would otherwise fail only at the first id, with a bare TypeError."""
+    if not callable(value):
+        raise InvalidType(
+            f"{name}={describe(value)} must be a callable returning {returns}, "
+            f"not {type(value).__name__}"
+        )
+
+
+def draw(randbits: Callable[[int], int], k: int) -> int:
+    """``randbits(k)``, checked: an int of ``k`` bits (``0 .. 2**k - 1``). A source that
+    returns more bits, a negative number or a float is refused: masked, it would give ids
+    that look random and are not (or a bare TypeError from the arithmetic)."""
+    value = require_int(randbits(k), f"randbits({k})")
+    if value < 0 or value >> k:
+        raise InvalidValue(
+            f"randbits({k}) returned {describe(value)}: a source of random bits must return "
+            f"an int in 0 .. 2**{k} - 1"
+        )
+    return value
 
 
 class IdGenerator:
@@ -47,6 +71,8 @@ class IdGenerator:
             raise InvalidValue(
                 f"scheme={describe(scheme)} holds no time: its ids are not made from a clock"
             )
+        require_source(clock, "clock", "epoch milliseconds")
+        require_source(randbits, "randbits", "k random bits")
         self.scheme = scheme
         low, high = scheme.min_ms, scheme.max_ms - scheme.max_ms % scheme.resolution_ms
         self._free = scheme.to_int(scheme.max_for(low)) ^ scheme.to_int(scheme.min_for(low))
@@ -66,7 +92,7 @@ class IdGenerator:
             )
         ms -= ms % scheme.resolution_ms
         base = scheme.to_int(scheme.min_for(ms))
-        return base | (require_int(self._randbits(self._width), "randbits()") & self._free)
+        return base | (draw(self._randbits, self._width) & self._free)
 
     def __call__(self) -> str:
         """The next id as canonical text."""

@@ -17,6 +17,7 @@ from ulidkeys.errors import (
     require_int,
 )
 from ulidkeys.ids.base import IntCodedScheme
+from ulidkeys.ids.generators import draw
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import (
     Clock,
@@ -288,11 +289,10 @@ def _gregorian_generator(compose: Callable[[int, int], int]) -> MakeGenerator:
             ticks_in_ms = min(10_000, _MAX_TICKS - first + 1)
             if first < 0 or ticks_in_ms <= 0:
                 raise TimeOutOfRange(f"clock() = {ms} ms is outside what {scheme.name} ids hold")
-            bits = (ticks_in_ms - 1).bit_length()
-            sub = randbits(bits) if bits else 0
-            while sub >= ticks_in_ms:  # uniform over the millisecond's ticks
-                sub = randbits(bits)
-            random = randbits(62)
+            # uniform over the millisecond's ticks to within 2**-64, and never a loop: a
+            # source that keeps returning large values would be retried forever
+            sub = draw(randbits, 78) % ticks_in_ms
+            random = draw(randbits, 62)
             low = _VARIANT | (((random >> 48) & 0x3FFF) << 48) | (random & (1 << 48) - 1)
             return scheme.from_int(compose(first + sub, low | (1 << 40)))
 

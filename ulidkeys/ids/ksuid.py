@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 from ulidkeys.ids.base import IntCodedScheme, at_most
 from ulidkeys.ids.registration import (
@@ -70,7 +69,7 @@ class KsuidScheme(IntCodedScheme):
         return value & ((1 << 128) - 1)
 
     def new(self) -> str:
-        seconds = time.time_ns() // 1_000_000_000 - _KSUID_EPOCH_S
+        seconds = self._wall_ms() // 1000 - _KSUID_EPOCH_S
         return self._encode((seconds << 128) | int.from_bytes(os.urandom(16), "big"))
 
 

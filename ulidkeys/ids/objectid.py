@@ -5,13 +5,13 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import time
 from collections.abc import Callable
 
 from ulidkeys.errors import (
     require_int,
 )
 from ulidkeys.ids.base import IntCodedScheme
+from ulidkeys.ids.generators import draw
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import (
     Clock,
@@ -56,7 +56,7 @@ class ObjectIdScheme(IntCodedScheme):
         """A fresh ObjectId as the MongoDB drivers make them: seconds, a 5-byte value random
         per process (renewed in a forked child), a 3-byte counter from a random start."""
         count = next(_object_id_counter) & 0xFFFFFF  # next() on a count is atomic in CPython
-        return f"{time.time_ns() // 1_000_000_000:08x}{_object_id_random.hex()}{count:06x}"
+        return f"{self._wall_ms() // 1000:08x}{_object_id_random.hex()}{count:06x}"
 
 
 _object_id_random = os.urandom(5)
@@ -81,13 +81,23 @@ def _object_id_generator(
     scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
 ) -> Callable[[], str]:
     """ObjectIds as the MongoDB drivers make them, from ``clock`` and ``randbits``: the
-    seconds, a 5-byte value random per generator, a 3-byte counter from a random start."""
-    process = randbits(40) & ((1 << 40) - 1)
-    counter = itertools.count(randbits(24) & 0xFFFFFF)
+    seconds, a 5-byte value random per generator and process, a 3-byte counter from a random
+    start. In a forked child both are drawn afresh (as the drivers do, by process id): the
+    child would otherwise issue the parent's ids of every second they share."""
+
+    def fresh() -> tuple[int, int, itertools.count[int]]:
+        return os.getpid(), draw(randbits, 40), itertools.count(draw(randbits, 24))
+
+    state = fresh()
 
     def new() -> str:
+        nonlocal state
         ms = require_int(clock(), "clock()")
         base = scheme.to_int(scheme.min_for(ms - ms % 1000))
+        pid, process, counter = state  # one tuple: a thread sees one process's pair
+        if pid != os.getpid():
+            state = fresh()
+            pid, process, counter = state
         return scheme.from_int(base | (process << 24) | (next(counter) & 0xFFFFFF))
 
     return new

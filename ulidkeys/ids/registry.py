@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 from ulidkeys.errors import InvalidValue, describe, require_str
 from ulidkeys.ids.base import IntCodedScheme
-from ulidkeys.ids.generators import IdGenerator, wall_ms
+from ulidkeys.ids.generators import IdGenerator, require_source, wall_ms
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import Clock, RandBits, Reading, Registration
 
@@ -154,6 +154,8 @@ def generator_for(
         )
     clock = wall_ms if clock is None else clock
     randbits = secrets.randbits if randbits is None else randbits
+    require_source(clock, "clock", "epoch milliseconds")
+    require_source(randbits, "randbits", "k random bits")
     if node is not None and not registration.takes_node:
         # checked here, not left to each generator: one that ignored node= would let
         # `ulidkeys new --node` be silently dropped

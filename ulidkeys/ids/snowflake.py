@@ -24,11 +24,12 @@ from ulidkeys.errors import (
     InvalidValue,
     TimeOutOfRange,
     describe,
+    require_bool,
     require_count,
     require_int,
 )
 from ulidkeys.ids.base import IntCodedScheme, at_most
-from ulidkeys.ids.generators import wall_ms
+from ulidkeys.ids.generators import require_source, wall_ms
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import (
     Clock,
@@ -150,6 +151,7 @@ class SnowflakeSplit:
                 f"not {type(self.scheme).__name__}"
             )
         require_count(self.sequence_bits, "sequence_bits", 1, self.scheme.shift)
+        require_bool(self.sequence_first, "sequence_first")  # "false" would be read as True
 
     @property
     def node_bits(self) -> int:
@@ -208,6 +210,8 @@ class SnowflakeGenerator:
     * ``on_clock_backwards``: ``"raise"`` (default: :class:`~ulidkeys.errors.ClockMovedBackwards`)
       or ``"wait"`` until the clock is past the last id's millisecond again, for at most
       ``max_wait_ms`` (then it raises);
+    * ``max_wait_ms`` also bounds the wait for the next step when a step's sequence runs out
+      (a clock that stands still raises ClockMovedBackwards instead of spinning forever);
     * ``clock``: epoch milliseconds (tests inject one).
     """
 
@@ -229,6 +233,7 @@ class SnowflakeGenerator:
                 f"on_clock_backwards={on_clock_backwards!r} must be 'raise' or 'wait'"
             )
         require_count(max_wait_ms, "max_wait_ms", 0)
+        require_source(clock, "clock", "epoch milliseconds")
         self.split = split
         self._step = split.scheme.resolution_ms
         self.on_clock_backwards = on_clock_backwards
@@ -236,16 +241,19 @@ class SnowflakeGenerator:
         self._clock = clock
         self._lock = threading.Lock()
         self._forked = False
+        self._last_ms = -1
+        self._sequence = 0
         self.rebind(node)
         _generators.add(self)
 
     def rebind(self, node: int) -> None:
-        """Give the generator another node (in a forked child: its own), starting afresh."""
+        """Give the generator another node (in a forked child: its own)."""
         require_count(node, "node", 0, self.split.max_node)
         with self._lock:
+            # The last step and its sequence are kept: started afresh, a rebind to a node
+            # this generator had already issued ids of would issue them again (the sequence
+            # of a step only ever counts up, whichever node each of its ids names).
             self.node = node
-            self._last_ms = -1
-            self._sequence = 0
             self._forked = False
 
     def _after_fork(self) -> None:
@@ -267,23 +275,40 @@ class SnowflakeGenerator:
             if ms < self._last_ms:
                 ms = self._wait_for_clock(ms)
             ms -= ms % self._step  # one sequence per step of the id's time field
+            # The state changes only once the id is sure to be issued: a clock reading that
+            # is refused (out of range, not an int) must not reset the sequence of the last
+            # step, or the next id of that step would repeat one already issued.
+            sequence = 0
             if ms == self._last_ms:
-                self._sequence = (self._sequence + 1) & self.split.max_sequence
-                if self._sequence == 0:  # this step is used up: take the next one
-                    while ms <= self._last_ms:
-                        time.sleep(0)
-                        ms = self._now()
-                        ms -= ms % self._step
-            else:
-                self._sequence = 0
+                sequence = (self._sequence + 1) & self.split.max_sequence
+                if sequence == 0:  # this step is used up: take the next one
+                    ms = self._wait_for_next_step()
             scheme = self.split.scheme
             if not scheme.min_ms <= ms <= scheme.max_ms:
                 raise TimeOutOfRange(
                     f"clock() = {ms} ms is outside what {scheme.name} ids can hold "
                     f"({scheme.min_ms} .. {scheme.max_ms})"
                 )
-            self._last_ms = ms
-            return self.split.bits_of(ms, self.node, self._sequence)
+            self._last_ms, self._sequence = ms, sequence
+            return self.split.bits_of(ms, self.node, sequence)
+
+    def _wait_for_next_step(self) -> int:
+        """The first step after the last id's, once the clock reaches it: for at most
+        ``max_wait_ms``, then ClockMovedBackwards (a clock that stands still would otherwise
+        be waited for forever)."""
+        deadline = time.monotonic() + self.max_wait_ms / 1000
+        while True:
+            ms = self._now()
+            ms -= ms % self._step
+            if ms > self._last_ms:
+                return ms
+            if time.monotonic() > deadline:
+                raise ClockMovedBackwards(
+                    f"the sequence of step {self._last_ms} ms is used up and the clock stayed "
+                    f"at or before it (at {ms}) for more than {self.max_wait_ms} ms; refusing "
+                    "to issue ids that could repeat"
+                )
+            time.sleep(0)
 
     def _wait_for_clock(self, ms: int) -> int:
         behind = self._last_ms - ms

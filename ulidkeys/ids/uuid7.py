@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 from ulidkeys.ids.registration import (
     Registration,
@@ -34,7 +33,7 @@ class Uuid7Scheme(UuidScheme):
         """A fresh UUIDv7 as a number (what TypeIDs encode)."""
         random = int.from_bytes(os.urandom(10), "big")
         rand_a, rand_b = random >> 68, random & _RAND_B
-        ms = time.time_ns() // 1_000_000
+        ms = self._wall_ms()
         return (ms << 80) | (7 << 76) | (rand_a << 64) | _VARIANT | rand_b
 
     def new(self) -> str:

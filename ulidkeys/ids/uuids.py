@@ -16,6 +16,7 @@ from ulidkeys.errors import (
     describe,
 )
 from ulidkeys.ids.base import IntCodedScheme
+from ulidkeys.ids.generators import draw
 from ulidkeys.ids.gregorian import UUID1, UUID1_ORDERED
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import (
@@ -183,7 +184,7 @@ def _uuid4_generator(
     scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
 ) -> Callable[[], str]:
     """UUIDv4s from ``randbits``: 122 random bits around the version and variant (no clock)."""
-    return lambda: scheme.from_int(uuid.UUID(int=randbits(128), version=4).int)
+    return lambda: scheme.from_int(uuid.UUID(int=draw(randbits, 128), version=4).int)
 
 
 REGISTRATIONS = (

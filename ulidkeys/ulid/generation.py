@@ -91,7 +91,8 @@ def timestamp_ms(value: Any, name: str = "timestamp") -> int:
 def clock_ms(clock: Callable[[], int]) -> int:
     """A clock's reading, checked: an int of epoch milliseconds a ULID can carry."""
     ms = clock()
-    if ms.__class__ is not int or ms < 0:  # a float or bool would break the order
+    # a float or bool would break the order; past 48 bits the text would be no ULID
+    if ms.__class__ is not int or not 0 <= ms <= MAX_MS:
         require_int(ms, "clock()", "epoch milliseconds as an int")
         check_ms(ms, "clock()")
     return ms
