@@ -3,8 +3,10 @@ bit splits, sequence exhaustion, clocks that step back, threads and forked proce
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 
@@ -192,6 +194,37 @@ def test_unique_and_increasing_under_8_threads() -> None:
     made = [v for out in results for v in out]
     assert len(set(made)) == len(made) == 24_000
     assert all(out == sorted(out) for out in results)
+
+
+@pytest.mark.parametrize(("sequence_first", "system_clock"), [(False, True), (True, False)])
+def test_threads_racing_through_used_up_steps_never_repeat(
+    sequence_first: bool, system_clock: bool
+) -> None:
+    """On the system clock the common path takes no lock (a step's sequences come from an
+    atomic counter); a clock of the caller's is read under the lock. With a 4-bit sequence (16
+    ids a step) and threads switched every microsecond, most ids start a step, use one up or
+    lose a race to start it. Every id is unique, every thread's ids increase, and each
+    decomposes into the node and a sequence of its step."""
+    split = SnowflakeSplit(TWITTER_SPLIT.scheme, sequence_bits=4, sequence_first=sequence_first)
+    readings = itertools.count()
+    start = 1_700_000_000_000
+
+    def clock() -> int:  # one step every 10 readings
+        return start + next(readings) // 10
+
+    gen = SnowflakeGenerator(5, split, **({} if system_clock else {"clock": clock}))
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        results = in_threads(gen.next_int, threads=6, each=800)
+    finally:
+        sys.setswitchinterval(switch)
+    made = [value for out in results for value in out]
+    assert len(set(made)) == len(made) == 4800  # a thread that raised would leave fewer
+    assert all(out == sorted(out) for out in results)
+    for value in made:
+        ms, node, sequence = split.decompose(value)
+        assert node == 5 and 0 <= sequence <= 15 and ms >= start
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
