@@ -21,6 +21,7 @@ from ulidkeys.errors import (
     InvalidValue,
     UnexpectedResponse,
     describe,
+    require_bool,
     require_str,
 )
 from ulidkeys.planning.layout import KeyLayout
@@ -232,8 +233,11 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
         if not isinstance(self.layout, KeyLayout):
             raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
         self.client, self.name = client, name
-        self.directory = is_directory_bucket(name) if directory is None else directory
-        self.source = ListingSource(client, name, fast_pages=fast_pages)
+        if directory is None:
+            self.directory = is_directory_bucket(name)
+        else:  # a flag given as text ("false") would be read by its truth
+            self.directory = require_bool(directory, "directory")
+        self.source = ListingSource(client, name, fast_pages=require_bool(fast_pages, "fast_pages"))
 
     def __repr__(self) -> str:
         return f"Bucket({self.name!r}, {self.layout})"
