@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import itertools
 import json
 import random
@@ -23,6 +24,7 @@ from s3support import T0, brute_force, fill_bucket, keys_of, ulid_at
 from ulidkeys.aio import AsyncBucket
 from ulidkeys.errors import InvalidKeyPart, InvalidType, InvalidValue
 from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3.manifests import parse_manifest, write_manifest
 
 DAY = 86_400_000
 MAX_MS = 2**48 - 1
@@ -251,3 +253,34 @@ def test_windows_and_latest_of_a_hostile_bucket_are_the_brute_force_answer(
         rest = keys_of(bucket.list_window(cursor=listing.cursor))
         assert first + rest == everything
         assert keys_of(bucket.list_window(0, MAX_MS + 1, after=everything[4])) == everything[5:]
+
+
+# --- bucket names botocore would refuse at the first request; manifests that read back ----
+
+
+@pytest.mark.parametrize("name", ["a/b", "a b", "a\r\nb", "a,b", "", "é", "a" * 256])
+def test_a_bucket_name_botocore_refuses_is_refused_when_bound(s3: Any, name: str) -> None:
+    with pytest.raises(InvalidValue, match="name="):
+        Bucket(s3, name, KeyLayout("up/"))
+
+
+def test_an_access_point_arn_is_a_bucket_name(s3: Any) -> None:
+    arn = "arn:aws:s3:us-east-1:123456789012:accesspoint/photos"
+    assert Bucket(s3, arn, KeyLayout("up/")).name == arn
+
+
+@pytest.mark.parametrize("bucket", ["a,b", "a\nb", "", "a b", "a/b"])
+def test_a_manifest_refuses_a_bucket_column_that_would_not_read_back(bucket: str) -> None:
+    with pytest.raises(InvalidValue, match="bucket="):
+        write_manifest([{"Key": "up/k"}], bucket, io.StringIO())
+
+
+def test_manifest_lines_read_back_to_every_hostile_key(s3: Any) -> None:
+    keys = hostile_keys(KeyLayout("up/", period="day"), random.Random(3))
+    keys |= {"up/a,b", "up/a\nb", "up/a b+c%20", "up/\u2028", "up/日本"}
+    out = io.StringIO()
+    assert write_manifest([{"Key": k} for k in sorted(keys)], NAME, out) == len(keys)
+    lines = out.getvalue().splitlines(keepends=True)
+    assert len(lines) == len(keys)
+    assert [key for _, key in parse_manifest(lines)] == sorted(keys)
+    assert {bucket for bucket, _ in parse_manifest(lines)} == {NAME}

@@ -7,6 +7,7 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine.execution``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
     from ulidkeys.ids.protocol import IdScheme
 
 Obj = dict[str, Any]
+#: The names botocore sends (its own rule): a bucket name, or an ARN (an access point's).
+_BUCKET_NAME = re.compile(r"[a-zA-Z0-9.\-_]{1,255}")
+_ARN = re.compile(r"arn:[!-~]+")
 ResultsT = TypeVar("ResultsT")
 #: A program given the run's stats, and the cursor of a position: what a shell needs to run one
 ProgramOf = Callable[[Stats], Program]
@@ -227,8 +231,13 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
         directory: bool | None = None,
         fast_pages: bool = True,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise InvalidValue(f"name={describe(name)} must be a bucket name")
+        if not isinstance(name, str) or not (
+            _BUCKET_NAME.fullmatch(name) or _ARN.fullmatch(name)
+        ):  # botocore refuses such a name at the first request, deep in its parameter checks
+            raise InvalidValue(
+                f"name={describe(name)} must be a bucket name (letters, digits, '.', '_', '-') "
+                "or an access point ARN"
+            )
         self.layout = KeyLayout() if layout is None else layout
         if not isinstance(self.layout, KeyLayout):
             raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
