@@ -24,6 +24,7 @@ from s3support import T0, brute_force, fill_bucket, keys_of, ulid_at
 from ulidkeys.aio import AsyncBucket
 from ulidkeys.errors import InvalidKeyPart, InvalidType, InvalidValue
 from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3.checkpoints import S3CheckpointStore
 from ulidkeys.s3.manifests import parse_manifest, write_manifest
 
 DAY = 86_400_000
@@ -262,6 +263,12 @@ def test_windows_and_latest_of_a_hostile_bucket_are_the_brute_force_answer(
 def test_a_bucket_name_botocore_refuses_is_refused_when_bound(s3: Any, name: str) -> None:
     with pytest.raises(InvalidValue, match="name="):
         Bucket(s3, name, KeyLayout("up/"))
+
+
+@pytest.mark.parametrize("name", ["a/b", "a b", "a\nb", ""])
+def test_a_checkpoint_store_refuses_the_same_bucket_names(s3: Any, name: str) -> None:
+    with pytest.raises(InvalidValue, match="bucket="):
+        S3CheckpointStore(s3, name, "checkpoints/one.json")
 
 
 def test_an_access_point_arn_is_a_bucket_name(s3: Any) -> None:

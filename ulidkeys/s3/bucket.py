@@ -54,6 +54,17 @@ ProgramOf = Callable[[Stats], Program]
 CursorOf = Callable[[Position], str]
 
 
+def require_bucket_name(value: object, name: str) -> str:
+    """``value`` if botocore would send it as a bucket name, else InvalidValue naming it:
+    botocore refuses other names only at the first request, deep in its parameter checks."""
+    if not isinstance(value, str) or not (_BUCKET_NAME.fullmatch(value) or _ARN.fullmatch(value)):
+        raise InvalidValue(
+            f"{name}={describe(value)} must be a bucket name (letters, digits, '.', '_', '-') "
+            "or an access point ARN"
+        )
+    return value
+
+
 def is_directory_bucket(bucket: str) -> bool:
     """S3 Express directory buckets are named ``name--zone-id--x-s3``."""
     return bucket.endswith("--x-s3")
@@ -231,13 +242,7 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
         directory: bool | None = None,
         fast_pages: bool = True,
     ) -> None:
-        if not isinstance(name, str) or not (
-            _BUCKET_NAME.fullmatch(name) or _ARN.fullmatch(name)
-        ):  # botocore refuses such a name at the first request, deep in its parameter checks
-            raise InvalidValue(
-                f"name={describe(name)} must be a bucket name (letters, digits, '.', '_', '-') "
-                "or an access point ARN"
-            )
+        require_bucket_name(name, "name")
         self.layout = KeyLayout() if layout is None else layout
         if not isinstance(self.layout, KeyLayout):
             raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
