@@ -168,10 +168,14 @@ def test_after_an_item_of_another_partition_is_refused(aws: dict[str, Any], inde
         for ulid in ids:
             table.put_new(POST.keys(org=org, id=ulid))
     theirs = POST.keys(org="zeta", id=ids[2])
+    mine_sk = POST.key(org="acme", id=ids[1])["SK"]
     with pytest.raises(InvalidQuery, match="org='zeta'"):
         list(table.query_window(T0, T0 + 10, org="acme", index=index, after=theirs))
     with pytest.raises(InvalidQuery, match="org='zeta'"):
         list(table.query_window(T0, T0 + 10, org="acme", after=POST.key(org="zeta", id=ids[2])))
+    for pk in (5, None, {"N": "5"}, "Org#acme#x", "Feed#acme"):  # no item of Post holds it
+        with pytest.raises(InvalidQuery, match="no Post item holds"):
+            list(table.query_window(T0, T0 + 10, org="acme", after={"PK": pk, "SK": mine_sk}))
     # its own item, its key or a bare id resume just past it
     mine = POST.keys(org="acme", id=ids[1])
     for after in (mine, POST.key(org="acme", id=ids[1]), ids[1]):

@@ -372,6 +372,11 @@ def _check_after_fields(entity: Entity, after: object, values: Mapping[str, str]
             raw = after.get(attr)
             text = raw.get("S") if isinstance(raw, Mapping) else raw  # a typed value
             found = template.match(text) if isinstance(text, str) else None
+            if found is None and attr == schema.pk_attr and attr in after:
+                raise InvalidQuery(
+                    f"after= has {attr}={describe(raw)}, which no {entity.name} item holds "
+                    f"(template {template.text!r}); pass an item, key or id this query returned"
+                )
             for name, value in (found or {}).items():
                 if name in values and name not in DERIVED and values[name] != value:
                     raise InvalidQuery(
