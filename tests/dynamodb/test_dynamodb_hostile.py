@@ -6,6 +6,8 @@ partition full of items that do not fit the template answers exactly what a scan
 from __future__ import annotations
 
 import asyncio
+import itertools
+import random
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -14,6 +16,8 @@ from typing import Any
 import boto3
 import pytest
 from aiobotocore.session import get_session
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from moto import mock_aws
 from test_dynamodb_support import create_table
 
@@ -311,3 +315,42 @@ def test_windows_of_a_hostile_partition_are_the_brute_force_answer() -> None:
                 assert sks(*window, limit=2, newest_first=True) == expected[::-1][:2]
                 newest = table.latest(3, since=start, until=end, org="acme", index=index)
                 assert [item[attr] for item in newest] == expected[::-1][:3]
+
+
+_tables = itertools.count()
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    share=st.floats(0.05, 1.0),
+    edges=st.lists(st.sampled_from([0, 1, T0 - 1, T0, T0 + 1, T0 + DAY, MAX_MS]), min_size=2),
+    n=st.integers(0, 5),
+    newest_first=st.booleans(),
+)
+def test_random_hostile_partitions_query_the_brute_force_answer(
+    seed: int, share: float, edges: list[int], n: int, newest_first: bool
+) -> None:
+    rng = random.Random(seed)
+    chosen = [item for item in hostile_items() if rng.random() < share]
+    start, end = min(edges), max(edges)
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        name = f"hostile-{next(_tables)}"
+        create_table(client, name, {"GSI1": ("GSI1PK", "GSI1SK")})
+        with BatchWriter(Target.resolve(client, name), key_attrs=("PK", "SK")) as writer:
+            for item in chosen:
+                writer.put(item)
+        table = Table(client, POST, table_name=name)
+        every = [table.target.to_plain(i) for i in client.scan(TableName=name)["Items"]]
+        expected = sorted(
+            i["SK"]
+            for i in every
+            if i["PK"] == "Org#acme"
+            and ULID_RE.fullmatch(i["SK"])
+            and start <= ULID(i["SK"][5:]).timestamp_ms < end
+        )
+        got = sks(table, start, end, None, "SK", newest_first=newest_first, page_size=3)
+        assert got == (expected[::-1] if newest_first else expected)
+        newest = table.latest(n, since=start, until=end, org="acme")
+        assert [item["SK"] for item in newest] == expected[::-1][:n]

@@ -18,6 +18,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import boto3
 import pytest
 from aiobotocore.session import get_session
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from moto import mock_aws
 from s3support import T0, brute_force, fill_bucket, keys_of, ulid_at
 
@@ -192,6 +194,19 @@ def test_flags_given_as_anything_but_a_bool_are_refused(s3: Any, call: Any, name
 # --- a bucket full of keys that do not fit: every answer is the brute-force one ------------
 
 
+_buckets = itertools.count()
+
+
+def hostile_bucket(client: Any, keys: set[str]) -> tuple[str, list[str]]:
+    """A new bucket holding ``keys``, and every key its full listing gives (what brute force
+    reads: the bucket, not what the test meant to put in it)."""
+    name = f"hostile-{next(_buckets)}"
+    client.create_bucket(Bucket=name)
+    fill_bucket(name, keys)
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=name)
+    return name, [obj["Key"] for page in pages for obj in page.get("Contents", [])]
+
+
 def hostile_keys(layout: KeyLayout, rng: random.Random) -> set[str]:
     """Keys of the layout at the edges of time and of the test windows, and beside each one
     the lookalikes a bucket collects: lowercase or overflowing ids, ids one character short
@@ -235,10 +250,8 @@ def test_windows_and_latest_of_a_hostile_bucket_are_the_brute_force_answer(
 ) -> None:
     with mock_aws():
         client = boto3.client("s3", region_name="us-east-1")
-        client.create_bucket(Bucket=NAME)
-        keys = hostile_keys(layout, random.Random(7))
-        fill_bucket(NAME, keys)
-        bucket = Bucket(client, NAME, layout)
+        name, keys = hostile_bucket(client, hostile_keys(layout, random.Random(7)))
+        bucket = Bucket(client, name, layout)
         windows = [(0, MAX_MS + 1), (T0, T0 + 1), (T0, T0 + DAY), (T0 - 1, T0 + DAY + 1)]
         windows += [(MAX_MS, MAX_MS + 1), (T0 + 1, T0 + 1)]
         for start, end in windows:
@@ -291,3 +304,26 @@ def test_manifest_lines_read_back_to_every_hostile_key(s3: Any) -> None:
     assert len(lines) == len(keys)
     assert [key for _, key in parse_manifest(lines)] == sorted(keys)
     assert {bucket for bucket, _ in parse_manifest(lines)} == {NAME}
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    share=st.floats(0.05, 1.0),
+    edges=st.lists(st.sampled_from([0, 1, T0 - 1, T0, T0 + 1, T0 + DAY, MAX_MS]), min_size=2),
+    n=st.integers(0, 6),
+)
+def test_random_hostile_buckets_list_the_brute_force_answer(
+    seed: int, share: float, edges: list[int], n: int
+) -> None:
+    layout = KeyLayout("up/", shards=2, period="hour")
+    rng = random.Random(seed)
+    chosen = {key for key in hostile_keys(layout, rng) if rng.random() < share}
+    start, end = min(edges), max(edges)
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        name, keys = hostile_bucket(client, chosen)
+        bucket = Bucket(client, name, layout)
+        expected = brute_force(layout, keys, start, end)
+        assert keys_of(bucket.list_window(start, end)) == expected
+        assert keys_of(bucket.latest(n, since=start, until=end)) == expected[::-1][:n]
