@@ -354,3 +354,9 @@ def test_random_hostile_partitions_query_the_brute_force_answer(
         assert got == (expected[::-1] if newest_first else expected)
         newest = table.latest(n, since=start, until=end, org="acme")
         assert [item["SK"] for item in newest] == expected[::-1][:n]
+
+
+@pytest.mark.parametrize("piece", ["x", None, {"index": 0}])
+def test_query_slice_refuses_what_is_not_a_slice(aws: dict[str, Any], piece: object) -> None:
+    with pytest.raises(InvalidType, match="piece="):
+        aws["forms"]["client"].query_slice(piece, org="acme")

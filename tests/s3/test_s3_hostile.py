@@ -327,3 +327,10 @@ def test_random_hostile_buckets_list_the_brute_force_answer(
         expected = brute_force(layout, keys, start, end)
         assert keys_of(bucket.list_window(start, end)) == expected
         assert keys_of(bucket.latest(n, since=start, until=end)) == expected[::-1][:n]
+
+
+@pytest.mark.parametrize("piece", ["x", None, {"index": 0}, '{"ulidkeys_slice":1}'])
+def test_list_slice_refuses_what_is_not_a_slice(s3: Any, piece: object) -> None:
+    bucket = Bucket(s3, NAME, KeyLayout("up/"))
+    with pytest.raises(InvalidType, match="piece="):
+        bucket.list_slice(piece)  # type: ignore[arg-type]

@@ -209,6 +209,8 @@ class TableReads(Generic[ResultsT]):
         **fields: object,
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
+        if not isinstance(piece, Slice):  # its window is read before the plan checks it
+            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
         whole = plan_query(
             self.entity,
             piece.window_start_ms,

@@ -19,6 +19,7 @@ from ulidkeys.engine.newest import latest
 from ulidkeys.engine.programs import Program
 from ulidkeys.engine.scheduling import check_workers
 from ulidkeys.errors import (
+    InvalidType,
     InvalidValue,
     UnexpectedResponse,
     describe,
@@ -183,6 +184,8 @@ class BucketReads(Generic[ResultsT]):
     def slice_plan(self, piece: Slice, *, cursor: str | None = None) -> Plan[ListCall]:
         """The plan of :meth:`list_slice` (and of its asyncio twin; ``Table.slice_plan``'s
         twin)."""
+        if not isinstance(piece, Slice):  # its window is read before the plan checks it
+            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
         plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
         return plan.slice_plan(piece, cursor)
 
