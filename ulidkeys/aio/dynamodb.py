@@ -63,8 +63,9 @@ class AsyncBatchWriter(BatchQueue):
         max_delay: float = 5.0,
         max_attempts: int | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        check_put: Callable[[Mapping[str, Any]], object] | None = None,
     ) -> None:
-        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep)
+        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep, check_put)
 
     async def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); may flush a full batch."""
@@ -132,12 +133,16 @@ class AsyncTable(TableReads[AsyncResults[Item]], AsyncConsumable):
 
     async def put_new(self, item: Mapping[str, Any]) -> Item:
         """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""
-        self.entity.parse(item)  # its keys must fit the templates: no hand-built keys
+        self.entity.check_item(item)  # its keys must fit the templates: no hand-built keys
         steps = put_new_steps(self.target, item, key_attrs=self.entity.key_attrs())
         return await perform_async(steps, self.client)
 
     def batch_writer(self, **options: Any) -> AsyncBatchWriter:
         """An :class:`AsyncBatchWriter` that checks every item against the entity's templates."""
         return AsyncBatchWriter(
-            self.target, key_attrs=self.entity.key_attrs(), check=self.entity.parse, **options
+            self.target,
+            key_attrs=self.entity.key_attrs(),
+            check=self.entity.parse,
+            check_put=self.entity.check_item,
+            **options,
         )

@@ -17,6 +17,7 @@ from ulidkeys.engine.chains import ChainState, Ordered, Page, Stats, Steps
 from ulidkeys.engine.programs import Collect, Fetch, Give, Program
 from ulidkeys.engine.scheduling import Merge, Schedule, Yielded, check_workers
 from ulidkeys.engine.slicing import Slicing
+from ulidkeys.errors import require_bool
 from ulidkeys.planning.plans import Call, Plan
 
 Item = TypeVar("Item")
@@ -206,6 +207,7 @@ def run(
     """Run a plan: its chains as concurrent tasks (at most ``max_workers`` requests in flight);
     ``split`` as in :func:`ulidkeys.engine.execution.run` (time slices of long ordered chains)."""
     check_workers(max_workers)
+    require_bool(split, "split")
     return AsyncResults(
         lambda stats: stream(plan, source, stats, max_workers=max_workers, split=split),
         plan.cursor,

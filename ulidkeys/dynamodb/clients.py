@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from ulidkeys.errors import InvalidQuery, InvalidValue, UnsupportedClient, describe
+from ulidkeys.errors import InvalidQuery, InvalidType, InvalidValue, UnsupportedClient, describe
 
 if TYPE_CHECKING:
     from types_boto3_dynamodb.client import DynamoDBClient
@@ -109,7 +109,7 @@ class Target:
                 raise InvalidQuery(
                     f"table_name={table_name!r} disagrees with the Table resource {resource_name!r}"
                 )
-            return cls(client, resource_name, plain=True)
+            return cls(client, resource_name, True, _checker())
         if not callable(getattr(table_or_client, "query", None)):
             raise UnsupportedClient(
                 f"{describe(table_or_client)} is neither a boto3 DynamoDB Table resource nor a "
@@ -123,7 +123,7 @@ class Target:
         check_table_name(table_name)
         client = cast("DynamoDBClient", table_or_client)  # not a Table: it has no table_name
         if speaks_plain_values(client):
-            return cls(client, table_name, plain=True)
+            return cls(client, table_name, True, _checker())
         # Only plain clients need conversion, and only they need boto3 to be importable here.
         from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
@@ -140,11 +140,32 @@ class Target:
         return value if self.plain else self._serializer.serialize(value)
 
     def item(self, item: Mapping[str, Any]) -> dict[str, Any]:
-        """A plain item as this client wants it (numbers as ``int`` or ``Decimal``)."""
-        if self.plain:
+        """A plain item as this client wants it (numbers as ``int`` or ``Decimal``).
+
+        Every value is serialized here, for a client that serializes itself too: a value
+        DynamoDB cannot store (a float, NaN, a number of over 38 digits, an empty set) is
+        refused naming its attribute, not deep inside boto3 or by the service.
+        """
+        if self._serializer is None:  # a Target built by hand, without a serializer
             return dict(item)
         serialize = self._serializer.serialize
-        return {name: serialize(value) for name, value in item.items()}
+        typed = {}
+        for name, value in item.items():
+            try:
+                typed[name] = serialize(value)
+            except TypeError as error:
+                raise InvalidType(f"attribute {name!r}={describe(value)}: {error}") from None
+            except ArithmeticError:  # decimal's Inexact/Overflow: more digits than it keeps
+                raise InvalidValue(
+                    f"attribute {name!r}={describe(value)} is a number DynamoDB cannot store "
+                    "exactly (at most 38 significant digits, magnitude 1e-130 .. 1e126)"
+                ) from None
+            if _has_empty_set(typed[name]):
+                raise InvalidValue(
+                    f"attribute {name!r}={describe(value)} holds an empty set; DynamoDB "
+                    "stores no empty sets (leave the attribute out)"
+                )
+        return dict(item) if self.plain else typed
 
     def to_plain(self, item: Mapping[str, Any]) -> dict[str, Any]:
         """An item this client returned, as plain Python values (numbers become ``Decimal``).
@@ -161,3 +182,23 @@ class Target:
             raise UnsupportedClient(
                 f"the client returned {describe(dict(item))}, which is not a typed DynamoDB item"
             ) from error
+
+
+def _checker() -> Any:
+    """The serializer a client that serializes values itself is checked with (boto3's own,
+    so the two agree on what can be stored)."""
+    from boto3.dynamodb.types import TypeSerializer
+
+    return TypeSerializer()
+
+
+def _has_empty_set(typed: Mapping[str, Any]) -> bool:
+    """Whether a typed value (``{"SS": [...]}``, ``{"M": {...}}``, ...) holds an empty set."""
+    ((kind, value),) = typed.items()
+    if kind in ("SS", "NS", "BS"):
+        return not value
+    if kind == "M":
+        return any(_has_empty_set(inner) for inner in value.values())
+    if kind == "L":
+        return any(_has_empty_set(inner) for inner in value)
+    return False

@@ -17,7 +17,14 @@ from ulidkeys.dynamodb.write import BatchWriter, put_new
 from ulidkeys.engine.chains import Page
 from ulidkeys.engine.consuming import Consumable
 from ulidkeys.engine.execution import Results, run
-from ulidkeys.errors import InvalidQuery, InvalidType, UnexpectedResponse, describe, require_count
+from ulidkeys.errors import (
+    InvalidQuery,
+    InvalidType,
+    UnexpectedResponse,
+    describe,
+    require_bool,
+    require_count,
+)
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice
@@ -202,6 +209,8 @@ class TableReads(Generic[ResultsT]):
         **fields: object,
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
+        if not isinstance(piece, Slice):  # its window is read before the plan checks it
+            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
         whole = plan_query(
             self.entity,
             piece.window_start_ms,
@@ -307,7 +316,8 @@ class Table(TableReads[Results[Item]], Consumable):
         else:
             self.target = Target.resolve(table_or_client, table_name)
         self.name = self.target.table_name
-        self.fast_pages = install_fast_pages(self.target.client) if fast_pages else False
+        fast = require_bool(fast_pages, "fast_pages")
+        self.fast_pages = install_fast_pages(self.target.client) if fast else False
 
     def __repr__(self) -> str:
         return f"Table({self.name!r}, {self.entity!r})"
@@ -354,13 +364,17 @@ class Table(TableReads[Results[Item]], Consumable):
     # --- writes ---------------------------------------------------------------------------
     def put_new(self, item: Mapping[str, Any]) -> Item:
         """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""
-        self.entity.parse(item)  # its keys must fit the templates: no hand-built keys
+        self.entity.check_item(item)  # its keys must fit the templates: no hand-built keys
         return put_new(self.target, item, key_attrs=self.entity.key_attrs())
 
     def batch_writer(self, **options: Any) -> BatchWriter:
         """A :class:`BatchWriter` that checks every item against the entity's templates."""
         return BatchWriter(
-            self.target, key_attrs=self.entity.key_attrs(), check=self.entity.parse, **options
+            self.target,
+            key_attrs=self.entity.key_attrs(),
+            check=self.entity.parse,
+            check_put=self.entity.check_item,
+            **options,
         )
 
 

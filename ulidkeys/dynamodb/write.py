@@ -7,6 +7,7 @@ sends 25 requests per ``BatchWriteItem`` and re-sends ``UnprocessedItems`` until
 
 from __future__ import annotations
 
+import math
 import random
 import secrets
 import time
@@ -18,10 +19,13 @@ from ulidkeys.dynamodb.clients import Target
 from ulidkeys.engine.steps import Pause, Send, Steps, perform
 from ulidkeys.errors import (
     InvalidKeyField,
+    InvalidType,
+    InvalidValue,
     ItemAlreadyExists,
     UnprocessedItemsLeft,
     aws_error,
     describe,
+    require_count,
     retried,
 )
 
@@ -124,8 +128,9 @@ class BatchQueue:
         max_delay: float = 5.0,
         max_attempts: int | None = None,
         sleep: Callable[[float], Any] = time.sleep,
+        check_put: Callable[[Mapping[str, Any]], object] | None = None,
     ) -> None:
-        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep)
+        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep, check_put)
 
     def _setup(
         self,
@@ -136,13 +141,32 @@ class BatchQueue:
         max_delay: float,
         max_attempts: int | None,
         sleep: Callable[[float], Any],
+        check_put: Callable[[Mapping[str, Any]], object] | None = None,
     ) -> None:
-        """The constructor's work, for the asyncio twin too (whose ``sleep`` default differs)."""
+        """The constructor's work, for the asyncio twin too (whose ``sleep`` default differs).
+        ``check`` raises for a key or item that must not be written; ``check_put`` (default
+        ``check``) for an item to put, which may need more than a key to delete."""
+        if (
+            not isinstance(key_attrs, (tuple, list))
+            or not all(isinstance(attr, str) and attr for attr in key_attrs)
+            or not 1 <= len(set(key_attrs)) == len(key_attrs) <= 2
+        ):
+            raise InvalidValue(
+                f"key_attrs={describe(key_attrs)} must be the names of the table's key "
+                "attributes, partition key first, e.g. ('PK', 'SK')"
+            )
+        for name, delay in (("base_delay", base_delay), ("max_delay", max_delay)):
+            if isinstance(delay, bool) or not isinstance(delay, (int, float)):
+                raise InvalidType(f"{name}={describe(delay)} must be seconds (int or float)")
+            if not 0 <= delay < math.inf:  # NaN fails too: a backoff must wait a real time
+                raise InvalidValue(f"{name}={describe(delay)} must be finite seconds >= 0")
+        require_count(max_attempts, "max_attempts", 1, optional=True)
         self.target = target
         self._sleep = sleep  # what a Pause step waits with: time.sleep, or an awaited sleep
         self.table_name = self.target.table_name
-        self.key_attrs = key_attrs
+        self.key_attrs = tuple(key_attrs)
         self._check = check
+        self._check_put = check if check_put is None else check_put
         self._base_delay, self._max_delay = base_delay, max_delay
         self._max_attempts = max_attempts
         # (primary key, request) in the order given: every request not known to be written
@@ -159,14 +183,28 @@ class BatchQueue:
         """Forget every queued request (after taking them from :attr:`pending`)."""
         self._buffer = []
 
+    def _require_key(self, item: object, what: str) -> None:
+        """``item`` must hold the table's key: a request without it would fail the whole
+        batch it is sent in, and it has no key to tell it from another request by."""
+        if not isinstance(item, Mapping):
+            raise InvalidType(f"{what}={describe(item)} must be a mapping of attribute names")
+        missing = [attr for attr in self.key_attrs if attr not in item]
+        if missing:
+            raise InvalidKeyField(
+                f"{what}={describe(item)} has no {', '.join(missing)}: it needs the table's "
+                f"key attributes {', '.join(self.key_attrs)}"
+            )
+
     def _put_steps(self, item: Mapping[str, Any]) -> Steps[None]:
-        if self._check is not None:
-            self._check(item)
+        if self._check_put is not None:
+            self._check_put(item)
+        self._require_key(item, "item")
         yield from self._add(self._key(item), {"PutRequest": {"Item": self.target.item(item)}})
 
     def _delete_steps(self, key: Mapping[str, Any]) -> Steps[None]:
         if self._check is not None:
             self._check(key)
+        self._require_key(key, "key")
         only_key = self.target.item({attr: key[attr] for attr in self.key_attrs})
         yield from self._add(self._key(key), {"DeleteRequest": {"Key": only_key}})
 

@@ -30,6 +30,7 @@ from ulidkeys.engine.pools import pool_size, warn_crowded
 from ulidkeys.engine.programs import Collect, Fetch, Give, Program
 from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers, merge_runs
 from ulidkeys.engine.slicing import Slicing, TimeSlice
+from ulidkeys.errors import require_bool
 from ulidkeys.planning.plans import Plan
 
 _Self = TypeVar("_Self", bound="Closing")
@@ -199,6 +200,7 @@ def run(
     slices once its first page shows more than a few pages to go (not with a ``limit``).
     """
     check_workers(max_workers)
+    require_bool(split, "split")
     return Results(
         lambda stats: stream(plan, source, stats, max_workers=max_workers, split=split),
         plan.cursor,

@@ -162,6 +162,7 @@ def latest(
     first = Newest.of(layout, directory, n, since, until, cursor)
     if suffix is None:
         return first, first.program
+    suffix = layout.suffix_filter(suffix)
 
     def program(stats: Stats) -> Program:
         newest, wanted = first, n

@@ -416,6 +416,20 @@ class Entity:
                 )
         return {name: value for name, value in values.items() if name not in DERIVED}
 
+    def check_item(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`parse` of a whole item about to be written: it must also hold the keys of
+        every index that is not sparse (:meth:`keys` always makes them), or no query of that
+        index would ever find it."""
+        values = self.parse(item)
+        for name, schema in self.indexes.items():
+            if not schema.sparse and not self._index_present(schema, item):
+                raise KeyMismatch(
+                    f"{self.name} item has no {schema.pk_attr}/{schema.sk_attr} for the index "
+                    f"{name!r} (not sparse), so its queries would miss it; make its keys with "
+                    "Entity.keys()"
+                )
+        return values
+
     def _index_present(self, schema: KeySchema, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` holds the keys of the index ``schema`` (a sparse one may be left
         out): any of its telling attributes is there (:func:`telling_attrs`)."""

@@ -447,6 +447,22 @@ class KeyLayout:
             check_text(key, "key", KeyMismatch)  # raises InvalidType
         return self.split(key)[3] is None
 
+    def suffix_filter(self, suffix: object) -> str:
+        """``suffix`` as keys of this layout can end after their id: the layout's suffix, or
+        an extension as ``ext=`` takes it (``'jpg'`` -> ``'.jpg'``, the text ``put_new(ext=
+        'jpg')`` writes). Anything else no key of the layout holds, so a filter by it would
+        answer empty whatever the bucket holds: InvalidKeyPart."""
+        if suffix == self.suffix:
+            return self.suffix
+        text = check_text(suffix, "suffix", InvalidKeyPart)
+        dotted = text if text.startswith(".") else "." + text
+        if _EXT_RE.fullmatch(dotted) is None:
+            raise InvalidKeyPart(
+                f"suffix={describe(suffix)} is never the text after the id in a key of {self}: "
+                f"pass the layout suffix {self.suffix!r} or {_EXT_RULE}"
+            )
+        return dotted
+
     def __str__(self) -> str:
         parts = [repr(self.prefix)]
         if self.shards:

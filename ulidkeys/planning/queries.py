@@ -24,7 +24,7 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.entity import PAST_ALL_KEYS, Entity
-from ulidkeys.planning.keyschemas import BUCKET, SHARD
+from ulidkeys.planning.keyschemas import BUCKET, DERIVED, SHARD
 from ulidkeys.planning.plans import (
     MAX_CALLS,
     Cursor,
@@ -161,6 +161,7 @@ def plan_query(
             )
     elif after is not None:
         position = entity.position_of(after, schema)
+        _check_after_fields(entity, after, values)
         if newest_first and position[1] == PAST_ALL_KEYS:
             position = (position[0], "")  # a bare id: below every key of that id
     scheme = entity.scheme
@@ -358,6 +359,31 @@ def plan_window(
         cursor=cursor,
         fields=fields,
     )
+
+
+def _check_after_fields(entity: Entity, after: object, values: Mapping[str, str]) -> None:
+    """An item or key given as ``after=`` must hold the queried field values (its ``org`` is
+    the query's ``org``): resuming at the id of an item of another partition would skip or
+    repeat this partition's items without a word."""
+    if not isinstance(after, Mapping):
+        return
+    for schema in entity.schemas():
+        for attr, template in ((schema.pk_attr, schema.pk), (schema.sk_attr, schema.sk)):
+            raw = after.get(attr)
+            text = raw.get("S") if isinstance(raw, Mapping) else raw  # a typed value
+            found = template.match(text) if isinstance(text, str) else None
+            if found is None and attr == schema.pk_attr and attr in after:
+                raise InvalidQuery(
+                    f"after= has {attr}={describe(raw)}, which no {entity.name} item holds "
+                    f"(template {template.text!r}); pass an item, key or id this query returned"
+                )
+            for name, value in (found or {}).items():
+                if name in values and name not in DERIVED and values[name] != value:
+                    raise InvalidQuery(
+                        f"after= is an item or key with {name}={value!r} ({attr}={text!r}), "
+                        f"but the query is of {name}={values[name]!r}; pass an item, key or "
+                        "id this query returned"
+                    )
 
 
 def _is_position_of(

@@ -7,6 +7,7 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine.execution``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -18,9 +19,11 @@ from ulidkeys.engine.newest import latest
 from ulidkeys.engine.programs import Program
 from ulidkeys.engine.scheduling import check_workers
 from ulidkeys.errors import (
+    InvalidType,
     InvalidValue,
     UnexpectedResponse,
     describe,
+    require_bool,
     require_str,
 )
 from ulidkeys.planning.layout import KeyLayout
@@ -43,10 +46,24 @@ if TYPE_CHECKING:
     from ulidkeys.ids.protocol import IdScheme
 
 Obj = dict[str, Any]
+#: The names botocore sends (its own rule): a bucket name, or an ARN (an access point's).
+_BUCKET_NAME = re.compile(r"[a-zA-Z0-9.\-_]{1,255}")
+_ARN = re.compile(r"arn:[!-~]+")
 ResultsT = TypeVar("ResultsT")
 #: A program given the run's stats, and the cursor of a position: what a shell needs to run one
 ProgramOf = Callable[[Stats], Program]
 CursorOf = Callable[[Position], str]
+
+
+def require_bucket_name(value: object, name: str) -> str:
+    """``value`` if botocore would send it as a bucket name, else InvalidValue naming it:
+    botocore refuses other names only at the first request, deep in its parameter checks."""
+    if not isinstance(value, str) or not (_BUCKET_NAME.fullmatch(value) or _ARN.fullmatch(value)):
+        raise InvalidValue(
+            f"{name}={describe(value)} must be a bucket name (letters, digits, '.', '_', '-') "
+            "or an access point ARN"
+        )
+    return value
 
 
 def is_directory_bucket(bucket: str) -> bool:
@@ -167,6 +184,8 @@ class BucketReads(Generic[ResultsT]):
     def slice_plan(self, piece: Slice, *, cursor: str | None = None) -> Plan[ListCall]:
         """The plan of :meth:`list_slice` (and of its asyncio twin; ``Table.slice_plan``'s
         twin)."""
+        if not isinstance(piece, Slice):  # its window is read before the plan checks it
+            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
         plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
         return plan.slice_plan(piece, cursor)
 
@@ -226,14 +245,16 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
         directory: bool | None = None,
         fast_pages: bool = True,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise InvalidValue(f"name={describe(name)} must be a bucket name")
+        require_bucket_name(name, "name")
         self.layout = KeyLayout() if layout is None else layout
         if not isinstance(self.layout, KeyLayout):
             raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
         self.client, self.name = client, name
-        self.directory = is_directory_bucket(name) if directory is None else directory
-        self.source = ListingSource(client, name, fast_pages=fast_pages)
+        if directory is None:
+            self.directory = is_directory_bucket(name)
+        else:  # a flag given as text ("false") would be read by its truth
+            self.directory = require_bool(directory, "directory")
+        self.source = ListingSource(client, name, fast_pages=require_bool(fast_pages, "fast_pages"))
 
     def __repr__(self) -> str:
         return f"Bucket({self.name!r}, {self.layout})"

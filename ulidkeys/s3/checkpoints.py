@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ulidkeys.engine.consuming import conflict
 from ulidkeys.errors import InvalidValue, aws_error, describe
 from ulidkeys.planning.checkpoints import Checkpoint
+from ulidkeys.s3.bucket import require_bucket_name
 from ulidkeys.s3.writing import CONFLICT_CODES
 
 if TYPE_CHECKING:
@@ -21,9 +22,9 @@ class S3CheckpointStore:
     """The checkpoint object ``s3://bucket/key`` (JSON)."""
 
     def __init__(self, client: S3Client, bucket: str, key: str) -> None:
-        for name, value in (("bucket", bucket), ("key", key)):
-            if not isinstance(value, str) or not value:
-                raise InvalidValue(f"{name}={describe(value)} must be a non-empty str")
+        require_bucket_name(bucket, "bucket")
+        if not isinstance(key, str) or not key:
+            raise InvalidValue(f"key={describe(key)} must be a non-empty str")
         self.client, self.bucket, self.key = client, bucket, key
 
     def __repr__(self) -> str:

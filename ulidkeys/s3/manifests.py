@@ -6,6 +6,7 @@ manifest's contents URL-encoded, so each key is percent-encoded (UTF-8) and need
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -41,8 +42,18 @@ class TextOut(Protocol):
     def write(self, text: str, /) -> int: ...
 
 
+#: What the Bucket column may hold (botocore's own rule for a bucket name): a comma, a space or
+#: a line break in it would make lines :func:`parse_manifest` (and S3) read differently.
+_BUCKET_COLUMN = re.compile(r"[A-Za-z0-9._-]{1,255}")
+
+
 def write_manifest(objects: Iterable[Mapping[str, Any]], bucket: str, out: TextOut) -> int:
     """Write one line per object (its ``Key``) to ``out``; returns how many were written."""
+    if not isinstance(bucket, str) or _BUCKET_COLUMN.fullmatch(bucket) is None:
+        raise InvalidValue(
+            f"bucket={describe(bucket)} is not a bucket name (letters, digits, '.', '_', '-'): "
+            "a manifest line must read back as 'bucket,key'"
+        )
     count = 0
     for obj in objects:
         out.write(manifest_line(bucket, obj["Key"]))

@@ -19,12 +19,14 @@ from typing import Any
 from ulidkeys.engine.steps import Send, Steps, perform
 from ulidkeys.errors import (
     InvalidKeyPart,
+    InvalidType,
     InvalidValue,
     UploadConflict,
     aws_error,
     describe,
     require_count,
     require_int,
+    require_str,
     retried,
 )
 from ulidkeys.planning.layout import KeyLayout
@@ -169,6 +171,17 @@ def put_new_steps(
             f"Metadata={describe(metadata)} must be a dict without {TOKEN_METADATA!r}, which "
             "put_new sets itself"
         )
+    for name, value in metadata.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise InvalidType(
+                f"Metadata={describe(metadata)} must map str to str: S3 sends each entry as an "
+                f"x-amz-meta- header ({describe(name)}: {describe(value)} is not)"
+            )
+        if not (name + value).isprintable():
+            raise InvalidValue(
+                f"Metadata entry {describe(name)}: {describe(value)} holds a control character; "
+                "an HTTP header cannot carry it"
+            )
     token = secrets.token_hex(16)
     metadata = {**metadata, TOKEN_METADATA: token}
     rewind = _rewinder(body)
@@ -239,6 +252,7 @@ def presigned_put_steps(
     layout: KeyLayout, bucket: str, expires: int, content_type: str | None, ext: str | None
 ) -> Steps[PresignedUpload]:
     """:func:`presigned_put` as steps (one signing call, local: no request is sent)."""
+    _content_type(content_type)
     key = layout.new_key(ext)
     params: dict[str, Any] = {"Bucket": bucket, "Key": key, "IfNoneMatch": "*"}
     headers = {"If-None-Match": "*"}
@@ -287,6 +301,7 @@ def presigned_post_steps(
     ext: str | None,
 ) -> Steps[PresignedUpload]:
     """:func:`presigned_post` as steps (one signing call, local: no request is sent)."""
+    _content_type(content_type)
     key = layout.new_key(ext)
     fields: dict[str, str] = {}
     conditions: list[Any] = []
@@ -308,6 +323,21 @@ def presigned_post_steps(
     return PresignedUpload(
         key=key, url=post["url"], method="POST", expires_in=expires, fields=dict(post["fields"])
     )
+
+
+def _content_type(value: object) -> None:
+    """``content_type`` checked as a header value an uploader can send: it is signed into the
+    URL (or pinned by the POST policy), so one no HTTP client sends back as given (CR/LF, other
+    control or non-ASCII characters, empty or padded text) would make every upload fail."""
+    if value is None:
+        return
+    text = require_str(value, "content_type")
+    if not (text.isascii() and text.isprintable()) or not text or text != text.strip():
+        raise InvalidValue(
+            f"content_type={describe(value)} is not a header value an uploader can send back "
+            "unchanged: pass a non-empty MIME type of printable ASCII without surrounding "
+            "spaces (e.g. 'image/jpeg')"
+        )
 
 
 def _seconds(expires: int) -> int:
