@@ -201,3 +201,20 @@ def test_ls_and_query_read_the_schemes_keys(
         assert main([*query, "--field", "org=acme", *common, "--scheme", "ksuid"]) == 0
         items = [json.loads(line)["SK"] for line in capsys.readouterr().out.splitlines()]
         assert items == [f"Event#{id_text}" for id_text in ids[3:9]]
+
+
+@pytest.mark.parametrize(("scheme", "per_step"), [("twitter-snowflake", 4096), ("sonyflake", 256)])
+def test_more_ids_than_one_step_holds_at_a_fixed_time_is_refused_at_once(
+    scheme: str, per_step: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clock fixed by --at never reaches the next step: -n past one step's sequence printed
+    the ids it could make, then waited max_wait_ms (5 s) for a step that never comes."""
+    argv = ["new", "--scheme", scheme, "--node", "1", "--at", "2024-05-17T09:00:00Z"]
+    began = time.monotonic()
+    assert main([*argv, "-n", str(per_step + 1)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"holds {per_step:,}" in err and time.monotonic() - began < 2
+    assert main([*argv, "-n", str(per_step)]) == 0
+    made = capsys.readouterr().out.split()
+    assert len(made) == len(set(made)) == per_step

@@ -20,6 +20,7 @@ from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.protocol import IdScheme, has_no_time
 from ulidkeys.ids.registration import Registration
 from ulidkeys.ids.registry import generator_for, registration_of
+from ulidkeys.ids.snowflake import SnowflakeGenerator
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import (
     format_ms,
@@ -155,6 +156,16 @@ def _new_of_scheme(args: argparse.Namespace, scheme: IdScheme) -> int:
         if args.node is None:
             raise InvalidValue(f"--scheme {args.scheme} needs --node N: {error}") from None
         raise InvalidValue(f"--node {args.node}: {error}") from None
+    if at_ms is not None and isinstance(make, SnowflakeGenerator):
+        # a clock fixed at --at never reaches the next step: past one step's sequence the
+        # generator would wait max_wait_ms for nothing, after printing the ids it could make
+        per_step = make.split.max_sequence + 1
+        if args.count > per_step:
+            raise InvalidValue(
+                f"-n {args.count} with --at: one step of {scheme.name} ids holds {per_step:,} "
+                f"(its sequence), and a fixed time never reaches the next; ask for at most "
+                f"{per_step:,}, or leave out --at"
+            )
 
     def rows() -> Iterator[Row]:
         for _ in range(args.count):
