@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import boto3
 import pytest
+from clisupport import refused
 from moto import mock_aws
 
 from ulidkeys import ULID
@@ -45,20 +46,6 @@ def aws(aws_credentials: None) -> Iterator[None]:
             keys = POST.keys(org="acme", id=ULID.new(at=START + i * MINUTE))
             client.put_item(TableName="app", Item={k: {"S": v} for k, v in keys.items()})
         yield
-
-
-def refused(capsys: pytest.CaptureFixture[str], argv: list[str], *words: str) -> str:
-    """``argv`` exits 2 with one line on stderr holding ``words``, and prints nothing."""
-    try:
-        status = main(argv)
-    except SystemExit as exited:  # argparse's own refusal
-        status = int(str(exited.code))
-    out, err = capsys.readouterr()
-    assert status == 2, err
-    assert out == "" and err.count("\n") == 1, err
-    assert "Traceback" not in err and "please report" not in err, err
-    assert all(word in err for word in words), err
-    return err
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+from clisupport import refused, run
 from moto import mock_aws
 
 from ulidkeys import config
@@ -37,24 +38,6 @@ def aws(aws_credentials: None) -> Iterator[list[str]]:
         )
         yield calls
         session.events.unregister("before-call.s3", unique_id="leftalone")
-
-
-def run(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exited:  # argparse's own refusal
-        return int(str(exited.code))
-
-
-def refused(capsys: pytest.CaptureFixture[str], argv: list[str], *words: str) -> str:
-    """``argv`` exits 2 with one line on stderr holding ``words``, and prints nothing."""
-    status = run(argv)
-    out, err = capsys.readouterr()
-    assert status == 2, err
-    assert out == "" and err.count("\n") == 1, err
-    assert "Traceback" not in err and "please report" not in err, err
-    assert all(word in err for word in words), err
-    return err
 
 
 # --- 1. bucket names S3 reserves -------------------------------------------------------------
