@@ -27,7 +27,7 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.entity import Entity
-from ulidkeys.planning.plans import Plan, Slice
+from ulidkeys.planning.plans import Plan, Slice, require_slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call
 from ulidkeys.timeinput import TimeInput
 
@@ -209,8 +209,7 @@ class TableReads(Generic[ResultsT]):
         **fields: object,
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
-        if not isinstance(piece, Slice):  # its window is read before the plan checks it
-            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
+        require_slice(piece)  # its window is read before the plan checks it
         whole = plan_query(
             self.entity,
             piece.window_start_ms,

@@ -262,8 +262,7 @@ class Plan(Generic[CallT]):
     def slice_plan(self, piece: Slice, cursor: str | None = None) -> Plan[CallT]:
         """The plan listing exactly ``piece`` (a slice of this plan's window), resumed just past
         ``cursor`` (a cursor the same slice's listing gave) if given."""
-        if not isinstance(piece, Slice):
-            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
+        require_slice(piece)
         if piece.scope != self.scope or piece.window != (self.start_ms, self.end_ms):
             raise InvalidSlice(
                 f"{piece} belongs to another listing or window than this plan "
@@ -365,6 +364,14 @@ class Slice:
             f"slice {self.index}/{self.count} [{format_ms(self.start_ms)}, "
             f"{format_ms(self.end_ms)})"
         )
+
+
+def require_slice(piece: object) -> Slice:
+    """``piece`` if it is a :class:`Slice`, else InvalidType (a worker handed its text or a
+    dict): checked before a slice's window is read, by whatever reads it first."""
+    if not isinstance(piece, Slice):
+        raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
+    return piece
 
 
 def scope_of(*parts: object) -> str:

@@ -19,7 +19,6 @@ from ulidkeys.engine.newest import latest
 from ulidkeys.engine.programs import Program
 from ulidkeys.engine.scheduling import check_workers
 from ulidkeys.errors import (
-    InvalidType,
     InvalidValue,
     UnexpectedResponse,
     describe,
@@ -29,7 +28,7 @@ from ulidkeys.errors import (
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_window
 from ulidkeys.planning.partitions import PeriodFolder
-from ulidkeys.planning.plans import Plan, Position, Slice, resolve_window
+from ulidkeys.planning.plans import Plan, Position, Slice, require_slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -184,8 +183,7 @@ class BucketReads(Generic[ResultsT]):
     def slice_plan(self, piece: Slice, *, cursor: str | None = None) -> Plan[ListCall]:
         """The plan of :meth:`list_slice` (and of its asyncio twin; ``Table.slice_plan``'s
         twin)."""
-        if not isinstance(piece, Slice):  # its window is read before the plan checks it
-            raise InvalidType(f"piece={describe(piece)} must be a Slice (Slice.from_json(text))")
+        require_slice(piece)  # its window is read before the plan checks it
         plan = self.plan_window(piece.window_start_ms, piece.window_end_ms)
         return plan.slice_plan(piece, cursor)
 
