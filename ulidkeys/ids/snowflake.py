@@ -41,6 +41,7 @@ from ulidkeys.ids.registration import (
     Reading,
     Registration,
 )
+from ulidkeys.ulid.policies import peek
 
 _DIGITS = "0123456789"
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -222,8 +223,7 @@ class _Step:
 
     def last_sequence(self) -> int:
         """The sequence of the last id handed out in this step."""
-        # the counter's repr is count(N), N the next sequence: read without taking one
-        return int(repr(self.counter)[6:-1]) - 1
+        return peek(self.counter) - 1
 
 
 class SnowflakeGenerator:

@@ -44,6 +44,12 @@ class MonotonicityPolicy(Protocol):
 _monotonic_states: weakref.WeakSet[BaseMonotonicPolicy] = weakref.WeakSet()
 
 
+def peek(counter: itertools.count[int]) -> int:
+    """What ``next(counter)`` would give, read without taking it: its repr is ``count(N)``
+    (the lock-free runs here and in Snowflake generators ask for their last value this way)."""
+    return int(repr(counter)[6:-1])
+
+
 class _Run:
     """One millisecond's run of monotonic ids, replaced whole (never edited but its cache).
 
@@ -64,8 +70,7 @@ class _Run:
 
     def last_random(self) -> int:
         """The random part of the last id issued from this run."""
-        # the counter's repr is count(N), N the next increment: read without taking one
-        return self.base + int(repr(self.counter)[6:-1]) - 1
+        return self.base + peek(self.counter) - 1
 
 
 _NO_RUN = (-1, 0, "")
