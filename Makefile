@@ -11,7 +11,7 @@ PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])
 # gets the same versions. Only `make lock` changes it.
 CONSTRAINTS := constraints/py$(PYVER).txt
 
-.PHONY: test test-all lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean
+.PHONY: test test-all lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
 
 # The suite's branch coverage may only rise: `make test` fails below this floor (measured
 # 95.05-95.28% over this session's runs; hypothesis draws differ run to run, so the floor keeps
@@ -41,8 +41,8 @@ $(CONSTRAINTS):
 		"or run 'make lock'" >&2; exit 1
 
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks noxfile.py
-	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks noxfile.py
+	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks scripts noxfile.py
+	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks scripts noxfile.py
 	$(BIN)/mypy ulidkeys
 	# the strict documentation build runs inside the suite (tests/test_reference.py builds the
 	# site with --strict and reads its inventory), beside the other tests instead of before them
@@ -100,6 +100,11 @@ dist: $(STAMP)
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/ulidkeys demo
+
+# Write the thread shell (ulidkeys/engine/threads.py) from the asyncio shell (tasks.py), its one
+# source; a test fails when the committed twin is not current.
+twins: $(STAMP)
+	$(BIN)/python scripts/unasync.py
 
 # Rewrite each notebooks/*.ipynb from its notebooks/src/*.py (jupytext pairing), then run it in
 # a kernel and keep the outputs (plots included), so a notebook opened on GitHub shows them.

@@ -20,7 +20,7 @@ from aiobotocore.session import get_session
 from faults import moto_server
 
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.execution import Results
+from ulidkeys.engine.threads import Results
 
 T = TypeVar("T")
 MODES = ("sync", "async")

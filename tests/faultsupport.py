@@ -32,7 +32,7 @@ from moto.server import ThreadedMotoServer
 
 from ulidkeys import base32
 from ulidkeys.dynamodb import Entity, Table
-from ulidkeys.engine.execution import Results
+from ulidkeys.engine.threads import Results
 from ulidkeys.s3 import Bucket, KeyLayout
 
 ACCOUNT = "123456789012"  # moto's default account: where keys written straight in land

@@ -9,9 +9,9 @@ under ``ulidkeys/`` name them::
     core       ulidkeys.errors, ulidkeys.base32, ulidkeys.timeinput, ulidkeys.ulid[.*]
     ids        ulidkeys.ids[.*]
     planning   ulidkeys.planning[.*]   (time windows and prefix covers included)
-    execution  ulidkeys.engine[.*]     (machines, slicing, scheduling, search, programs,
-                                        the thread shell, newest, folders, consumers),
-               ulidkeys.aio.execution, ulidkeys.aio.consuming (the asyncio shell)
+    execution  ulidkeys.engine[.*]     (machines, slicing, scheduling, search, operations,
+                                        newest, folders, consumers; the asyncio shell and
+                                        the thread shell generated from it)
     survey     ulidkeys.survey[.*]     (what a prefix or partition holds; the adapters
                                         re-export ``survey``, so it sits below them)
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
@@ -61,7 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("ulidkeys.errors", "ulidkeys.base32", "ulidkeys.timeinput", "ulidkeys.ulid")),
     ("ids", ("ulidkeys.ids",)),
     ("planning", ("ulidkeys.planning",)),
-    ("execution", ("ulidkeys.engine", "ulidkeys.aio.execution", "ulidkeys.aio.consuming")),
+    ("execution", ("ulidkeys.engine",)),
     ("survey", ("ulidkeys.survey",)),
     ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb", "ulidkeys.aio", "ulidkeys.clients")),
     (
@@ -547,12 +547,17 @@ IO_FREE = (
     "ulidkeys.engine.slicing",
     "ulidkeys.engine.scheduling",
     "ulidkeys.engine.search",
-    "ulidkeys.engine.programs",
+    "ulidkeys.engine.operations",
     "ulidkeys.engine.newest",
     "ulidkeys.engine.folders",
     "ulidkeys.survey",
 )
-SHELLS = ("ulidkeys.engine.execution", "ulidkeys.aio")
+SHELLS = (
+    "ulidkeys.engine.threads",
+    "ulidkeys.engine.tasks",
+    "ulidkeys.engine.pools",
+    "ulidkeys.aio",
+)
 WAITING = frozenset({"asyncio", "concurrent", "threading", "time"})
 
 

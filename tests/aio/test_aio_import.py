@@ -12,8 +12,8 @@ SCRIPT = textwrap.dedent(
     """
     import json, sys
     sys.modules["aiobotocore"] = None  # as if the extra were not installed
-    import ulidkeys, ulidkeys.engine.execution
-    import ulidkeys.engine.steps, ulidkeys.s3, ulidkeys.dynamodb
+    import ulidkeys, ulidkeys.engine.threads, ulidkeys.engine.tasks
+    import ulidkeys.engine.operations, ulidkeys.s3, ulidkeys.dynamodb
     try:
         import ulidkeys.aio
     except ImportError as error:

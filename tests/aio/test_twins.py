@@ -4,18 +4,20 @@ its own copy of a reading method fails here before it can drift from the sync on
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from ulidkeys.aio import AsyncBatchWriter, AsyncBucket, AsyncTable
-from ulidkeys.aio import execution as aio_execution
 from ulidkeys.dynamodb import BatchWriter, Table
-from ulidkeys.engine import execution
 from ulidkeys.s3 import Bucket
 
+ROOT = Path(__file__).resolve().parent.parent.parent
 S3_READS = ("plan_window", "list_window", "list_slice", "slice_plan", "latest", "consume")
 DYNAMODB_READS = (
     "plan_window",
-    "plan",
     "query_window",
     "query_slice",
     "slice_plan",
@@ -42,5 +44,11 @@ def test_the_batch_writers_share_the_queue_and_its_constructor() -> None:
         assert getattr(AsyncBatchWriter, name, None) is getattr(BatchWriter, name), name
 
 
-def test_both_shells_stream_with_one_schedule() -> None:
-    assert execution.stream.__func__ is aio_execution.stream.__func__  # type: ignore[attr-defined]
+def test_the_thread_shell_is_generated_from_the_asyncio_shell() -> None:
+    """ulidkeys/engine/threads.py is tasks.py with the asyncio words replaced (make twins)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "unasync.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -204,7 +204,7 @@ def test_cursors_of_other_queries_are_refused(aws: dict[str, Any], cursors: dict
         lambda: posts.query_window(cursor=forward, newest_first=True, org="a"),
         lambda: posts.query_window(cursor=backward, org="a"),
         lambda: posts.latest(3, cursor=forward, org="a"),
-        lambda: posts.plan(cursor=backward, org="a"),
+        lambda: posts.plan_window(cursor=backward, org="a"),
     ]
     for attempt in refused:
         with pytest.raises(InvalidCursor):
@@ -268,6 +268,6 @@ def test_well_formed_cursors_that_end_at_no_key_of_the_query_are_refused(
         with pytest.raises(InvalidCursor, match="does not end at a key"):
             posts.query_window(cursor=forged, org="a")
     fine = Cursor(scope, False, start, end, (str(good), f"Post#{good}")).encode()
-    assert posts.plan(cursor=fine, org="a").after == (str(good), f"Post#{good}")
+    assert posts.plan_window(cursor=fine, org="a").after == (str(good), f"Post#{good}")
     first = cursors["first"]
     assert Cursor.decode(cursors["forward"]).position == first

@@ -1,8 +1,7 @@
 """Time slices under asyncio, and what both shells share: the asyncio shell lists a chain as
 concurrent time slices with the same :class:`~ulidkeys.engine.slicing.Slicing` as the thread shell
 (exact at every edge, resumable mid-split, within ``max_workers``); Slicing bounds how much is
-listed ahead of a caller that takes nothing; and the asyncio shell's
-:class:`~ulidkeys.engine.scheduling.Merge` gives the order of the thread shell's ``heapq.merge``.
+listed ahead of a caller that takes nothing.
 
 A small in-memory S3 (``FakeS3``) answers through ``await``, so these run without a server;
 the suites against moto's HTTP server are in ``test_s3_async.py``.
@@ -11,7 +10,6 @@ the suites against moto's HTTP server are in ``test_s3_async.py``.
 from __future__ import annotations
 
 import asyncio
-import heapq
 from typing import Any
 
 from hypothesis import given, settings
@@ -21,7 +19,6 @@ from test_s3_split import dense_scenarios
 
 from ulidkeys.aio import AsyncBucket
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.scheduling import Merge
 from ulidkeys.engine.slicing import MAX_AHEAD_PAGES, Slicing
 from ulidkeys.s3 import KeyLayout, plan_window
 from ulidkeys.s3.bucket import ListingSource
@@ -163,27 +160,3 @@ def test_near_the_bound_the_workers_stay_on_what_the_caller_needs_next() -> None
     assert [key for (_, key), _ in got] == keys
     assert most <= slicing.max_buffered + 8 * 20  # a page a worker past the bound at most
     assert rounds <= 1.6 * 1000 / 8  # all 8 workers busy most rounds (172 here)
-
-
-positions = st.tuples(st.sampled_from("0123"), st.sampled_from("abc"))
-
-
-@settings(max_examples=200)
-@given(st.lists(st.lists(positions, max_size=8), max_size=5), st.booleans())
-def test_merge_gives_the_order_of_heapq_merge(chains: list[list[Any]], descending: bool) -> None:
-    """Ties (equal positions in two chains) come out in chain order in both."""
-    streams = [
-        [(position, (number, i)) for i, position in enumerate(sorted(chain, reverse=descending))]
-        for number, chain in enumerate(chains)
-    ]
-    expected = list(heapq.merge(*streams, key=lambda e: e[0], reverse=descending))
-    merge = Merge(descending)
-    iters = [iter(stream) for stream in streams]
-    for number, it in enumerate(iters):
-        merge.push(number, next(it, None))
-    got = []
-    while merge:
-        number, entry = merge.pop()
-        got.append(entry)
-        merge.push(number, next(iters[number], None))
-    assert got == expected

@@ -11,8 +11,9 @@ except ImportError as missing:
     ) from missing
 
 from ulidkeys.aio.dynamodb import AsyncBatchWriter, AsyncQuerySource, AsyncTable, async_target
-from ulidkeys.aio.execution import AsyncPageSource, AsyncResults
 from ulidkeys.aio.s3 import AsyncBucket, AsyncListingSource
+from ulidkeys.engine.chains import AsyncPageSource
+from ulidkeys.engine.tasks import AsyncResults
 
 __all__ = [
     "AsyncBatchWriter",

@@ -5,19 +5,18 @@ request builders, item mapping and write steps."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from ulidkeys.aio.consuming import AsyncConsumable
-from ulidkeys.aio.execution import AsyncResults, run
 from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.table import Item, QuerySource, Table, TableReads
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.steps import perform_async
+from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, outcome, run
 from ulidkeys.errors import InvalidQuery, describe
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan
@@ -69,15 +68,15 @@ class AsyncBatchWriter(BatchQueue):
 
     async def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); may flush a full batch."""
-        await perform_async(self._put_steps(item), self.target.client, self._sleep)
+        await outcome(self._put_steps(item), client=self.target.client, sleep=self._sleep)
 
     async def delete(self, key: Mapping[str, Any]) -> None:
         """Queue a delete of the item with primary key ``key`` (plain values)."""
-        await perform_async(self._delete_steps(key), self.target.client, self._sleep)
+        await outcome(self._delete_steps(key), client=self.target.client, sleep=self._sleep)
 
     async def flush(self) -> None:
         """Write everything queued; returns when DynamoDB has processed every request."""
-        await perform_async(self._flush_steps(), self.target.client, self._sleep)
+        await outcome(self._flush_steps(), client=self.target.client, sleep=self._sleep)
 
     async def __aenter__(self) -> AsyncBatchWriter:
         return self
@@ -91,7 +90,9 @@ class AsyncBatchWriter(BatchQueue):
         await self.flush()
 
 
-class AsyncTable(TableReads[AsyncResults[Item]], AsyncConsumable):
+class AsyncTable(
+    TableReads[AsyncResults[Item]], Consumes[Coroutine[Any, Any, AsyncConsumption[Item]]]
+):
     """A DynamoDB table bound to an aiobotocore client and an
     :class:`~ulidkeys.planning.entity.Entity`, for asyncio code.
 
@@ -119,12 +120,11 @@ class AsyncTable(TableReads[AsyncResults[Item]], AsyncConsumable):
     def __repr__(self) -> str:
         return f"AsyncTable({self.name!r}, {self.entity!r})"
 
-    @property
-    def consumer(self) -> Table:
-        return self.table
-
-    def async_source(self, source: QuerySource) -> AsyncQuerySource:
-        return AsyncQuerySource(source)
+    async def _consumption(self, options: RunOptions) -> AsyncConsumption[Item]:
+        # the checks and the checkpoint load are the sync twin's, in a worker thread
+        listing = self.table._listing(dict(options.listing))
+        run = await asyncio.to_thread(open_run, listing, options)
+        return AsyncConsumption(run, AsyncQuerySource(run.source))
 
     def _run(
         self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool
@@ -135,7 +135,7 @@ class AsyncTable(TableReads[AsyncResults[Item]], AsyncConsumable):
         """Write ``item`` only if no item has its key (raises ItemAlreadyExists, keeps the old)."""
         self.entity.check_item(item)  # its keys must fit the templates: no hand-built keys
         steps = put_new_steps(self.target, item, key_attrs=self.entity.key_attrs())
-        return await perform_async(steps, self.client)
+        return await outcome(steps, client=self.client)
 
     def batch_writer(self, **options: Any) -> AsyncBatchWriter:
         """An :class:`AsyncBatchWriter` that checks every item against the entity's templates."""

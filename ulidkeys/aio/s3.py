@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, cast
 
-from ulidkeys.aio.consuming import AsyncConsumable
-from ulidkeys.aio.execution import AsyncResults, run, run_program
+from ulidkeys.engine import tasks, threads
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.steps import perform, perform_async
+from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, run, run_program
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.plans import Plan
@@ -39,7 +41,9 @@ class AsyncListingSource:
         return mapper.page(response, token)
 
 
-class AsyncBucket(BucketReads[AsyncResults[Obj]], AsyncConsumable):
+class AsyncBucket(
+    BucketReads[AsyncResults[Obj]], Consumes[Coroutine[Any, Any, AsyncConsumption[Obj]]]
+):
     """A bucket bound to an aiobotocore client and a :class:`KeyLayout`, for asyncio code.
 
     ``AsyncBucket(client, "photos", KeyLayout("uploads/", period="day"))`` with ``client``
@@ -69,12 +73,11 @@ class AsyncBucket(BucketReads[AsyncResults[Obj]], AsyncConsumable):
     def __repr__(self) -> str:
         return f"AsyncBucket({self.name!r}, {self.layout})"
 
-    @property
-    def consumer(self) -> Bucket:
-        return self.bucket
-
-    def async_source(self, source: ListingSource) -> AsyncListingSource:
-        return AsyncListingSource(source)
+    async def _consumption(self, options: RunOptions) -> AsyncConsumption[Obj]:
+        # the checks and the checkpoint load are the sync twin's, in a worker thread
+        listing = self.bucket._listing(dict(options.listing))
+        run = await asyncio.to_thread(open_run, listing, options)
+        return AsyncConsumption(run, AsyncListingSource(run.source))
 
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
@@ -98,7 +101,7 @@ class AsyncBucket(BucketReads[AsyncResults[Obj]], AsyncConsumable):
         with put_new_steps(
             layout, self.name, body, ext=ext, attempts=attempts, **put_kwargs
         ) as steps:
-            return await perform_async(steps, self.client)
+            return await tasks.outcome(steps, client=self.client)
 
     async def presigned_put(
         self, *, expires: int = 3600, content_type: str | None = None, ext: str | None = None
@@ -106,7 +109,7 @@ class AsyncBucket(BucketReads[AsyncResults[Obj]], AsyncConsumable):
         """A fresh key and a presigned PUT URL (as :meth:`Bucket.presigned_put
         <ulidkeys.s3.Bucket.presigned_put>`; signed locally, no request is sent)."""
         steps = presigned_put_steps(self.layout, self.name, expires, content_type, ext)
-        return perform(steps, await self._signer())
+        return threads.outcome(steps, client=await self._signer())
 
     async def presigned_post(
         self,
@@ -119,7 +122,7 @@ class AsyncBucket(BucketReads[AsyncResults[Obj]], AsyncConsumable):
         """A fresh key and the URL + form fields of a browser POST upload (as
         :meth:`Bucket.presigned_post <ulidkeys.s3.Bucket.presigned_post>`)."""
         steps = presigned_post_steps(self.layout, self.name, expires, content_type, max_bytes, ext)
-        return perform(steps, await self._signer())
+        return threads.outcome(steps, client=await self._signer())
 
     async def _signer(self) -> Any:
         """The SigV4 signing client: aiobotocore's credentials are read with an await (a

@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 from ulidkeys.cli.output import counted, report
 from ulidkeys.cli.paths import checkpoint_file, output_file
-from ulidkeys.engine.consuming import CheckpointStore, Consumption, FileStore, Run
+from ulidkeys.engine.consuming import CheckpointStore, Delivery, FileStore
+from ulidkeys.engine.threads import Consumption
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.locations import split_s3_url
@@ -165,7 +166,7 @@ def aws_options(args: argparse.Namespace) -> list[str]:
     return options
 
 
-def explain_run(run: Run, commands: list[str]) -> int:
+def explain_run(run: Delivery, commands: list[str]) -> int:
     """``--explain --checkpoint``: the next run's window and calls; nothing listed or written."""
     window = run.window
     base = "no checkpoint yet" if run.base is None else describe_checkpoint(run.base)

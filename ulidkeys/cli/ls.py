@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     if args.checkpoint is not None:
         store = checkpoint_store(args.checkpoint, session, args.endpoint_url)
         if args.explain:
-            run = bucket.open_run(store, **consume_options(args))
+            run = bucket.consume(store, **consume_options(args))
             commands = s3_commands(bucket_name, run.plan, layout.suffix, aws_options(args))
             return explain_run(run, commands)
         return consume(bucket.consume(store, **consume_options(args)), show, "objects")

@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     if args.checkpoint is not None:
         store = checkpoint_store(args.checkpoint, session, args.endpoint_url)
         if args.explain:
-            run = table.open_run(store, **consume_options(args), listing=fields)
+            run = table.consume(store, **consume_options(args), **fields)
             commands = dynamodb_commands(args.table or "TABLE", run.plan, aws_options(args))
             return explain_run(run, commands)
         return consume(table.consume(store, **consume_options(args), **fields), show, "items")

@@ -13,8 +13,8 @@ from ulidkeys.dynamodb.table import QuerySource, Table, key_condition
 from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BATCH_SIZE, BatchWriter
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.consuming import Consumption, FileStore, LateArrival, MemoryStore
-from ulidkeys.engine.execution import Results
+from ulidkeys.engine.consuming import FileStore, LateArrival, MemoryStore
+from ulidkeys.engine.threads import Consumption, Results
 from ulidkeys.ids.tickets import TICKET, TicketSplit
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity

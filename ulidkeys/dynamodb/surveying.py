@@ -8,7 +8,7 @@ from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.pages import install_fast_pages
 from ulidkeys.dynamodb.table import QuerySource
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.execution import outcome
+from ulidkeys.engine.threads import outcome
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.survey.common import DEFAULT_MAX_CALLS
 from ulidkeys.survey.dynamodb import PartitionSurvey, partition_survey_program
@@ -47,5 +47,5 @@ def survey(
         max_calls=max_calls,
         page_items=page_items,
     )
-    found: PartitionSurvey = outcome(program, source, stats)
+    found: PartitionSurvey = outcome(program, source, stats=stats)
     return found

@@ -7,7 +7,7 @@ planning and the page-chain logic are shared with S3.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Generic, TypeVar
 
@@ -15,8 +15,8 @@ from ulidkeys.dynamodb.clients import TableOrClient, Target
 from ulidkeys.dynamodb.pages import PlainItems, install_fast_pages, plain_items
 from ulidkeys.dynamodb.write import BatchWriter, put_new
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.consuming import Consumable
-from ulidkeys.engine.execution import Results, run
+from ulidkeys.engine.consuming import Consumes, Listing, RunOptions, open_run
+from ulidkeys.engine.threads import Consumption, Results, run
 from ulidkeys.errors import (
     InvalidQuery,
     InvalidType,
@@ -25,7 +25,6 @@ from ulidkeys.errors import (
     require_bool,
     require_count,
 )
-from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice, require_slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call
@@ -138,9 +137,6 @@ class TableReads(Generic[ResultsT]):
             cursor=cursor,
             fields=fields,
         )
-
-    #: The older name of :meth:`plan_window`, kept working.
-    plan = plan_window
 
     def query_window(
         self,
@@ -288,7 +284,7 @@ class TableReads(Generic[ResultsT]):
         raise NotImplementedError
 
 
-class Table(TableReads[Results[Item]], Consumable):
+class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
     """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity`.
 
     Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
@@ -326,12 +322,9 @@ class Table(TableReads[Results[Item]], Consumable):
     ) -> Results[Item]:
         return run(plan, source, max_workers=workers, split=split)
 
-    def consumed(
-        self, listing: dict[str, object]
-    ) -> tuple[
-        Callable[[int, int, tuple[int, float] | None], Plan[QueryCall]], QuerySource, IdScheme
-    ]:
-        """For :meth:`consume`: ``listing`` holds the key fields, ``index`` and ``page_size``."""
+    def _listing(self, listing: dict[str, object]) -> Listing:
+        """How a consumer run lists a window: ``listing`` holds the key fields, ``index`` and
+        ``page_size`` given to :meth:`consume`."""
         index = listing.pop("index", None)
         if index is not None and not isinstance(index, str):
             raise InvalidQuery(f"index={describe(index)} must be an index name")
@@ -342,7 +335,11 @@ class Table(TableReads[Results[Item]], Consumable):
             return plan_query(self.entity, start, end, index=index, fields=listing)
 
         source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
-        return plan_for, source, self.entity.scheme
+        return Listing(plan_for, source, self.entity.scheme, repr(self))
+
+    def _consumption(self, options: RunOptions) -> Consumption[Item]:
+        run = open_run(self._listing(dict(options.listing)), options)
+        return Consumption(run, run.source)
 
     def query_args(
         self,

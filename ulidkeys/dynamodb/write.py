@@ -16,7 +16,8 @@ from types import TracebackType
 from typing import Any
 
 from ulidkeys.dynamodb.clients import Target
-from ulidkeys.engine.steps import Pause, Send, Steps, perform
+from ulidkeys.engine.operations import Pause, Program, Send
+from ulidkeys.engine.threads import outcome
 from ulidkeys.errors import (
     InvalidKeyField,
     InvalidType,
@@ -53,12 +54,12 @@ def put_new(
     ItemAlreadyExists (carrying the key); the stored item is left as it was.
     """
     steps = put_new_steps(target, item, key_attrs=key_attrs)
-    return perform(steps, target.client)
+    return outcome(steps, client=target.client)
 
 
 def put_new_steps(
     target: Target, item: Mapping[str, Any], *, key_attrs: tuple[str, str]
-) -> Steps[dict[str, Any]]:
+) -> Program[dict[str, Any]]:
     """:func:`put_new` as steps, for either driver (``item`` is checked at once)."""
     if TOKEN_ATTRIBUTE in item:
         raise InvalidKeyField(
@@ -69,7 +70,7 @@ def put_new_steps(
 
 def _put_item(
     target: Target, item: Mapping[str, Any], key_attrs: tuple[str, str]
-) -> Steps[dict[str, Any]]:
+) -> Program[dict[str, Any]]:
     name = target.table_name
     pk_attr = key_attrs[0]
     written = {**item, TOKEN_ATTRIBUTE: secrets.token_hex(16)}
@@ -97,7 +98,7 @@ def _put_item(
     return written
 
 
-def _stored_token(target: Target, key: Mapping[str, Any]) -> Steps[object]:
+def _stored_token(target: Target, key: Mapping[str, Any]) -> Program[object]:
     """The put token of the item stored under ``key`` (None without one), read consistently."""
     response = yield Send(
         "get_item",
@@ -195,13 +196,13 @@ class BatchQueue:
                 f"key attributes {', '.join(self.key_attrs)}"
             )
 
-    def _put_steps(self, item: Mapping[str, Any]) -> Steps[None]:
+    def _put_steps(self, item: Mapping[str, Any]) -> Program[None]:
         if self._check_put is not None:
             self._check_put(item)
         self._require_key(item, "item")
         yield from self._add(self._key(item), {"PutRequest": {"Item": self.target.item(item)}})
 
-    def _delete_steps(self, key: Mapping[str, Any]) -> Steps[None]:
+    def _delete_steps(self, key: Mapping[str, Any]) -> Program[None]:
         if self._check is not None:
             self._check(key)
         self._require_key(key, "key")
@@ -211,7 +212,7 @@ class BatchQueue:
     def _key(self, item: Mapping[str, Any]) -> Key:
         return tuple(str(item.get(attr)) for attr in self.key_attrs)
 
-    def _add(self, key: Key, request: dict[str, Any]) -> Steps[None]:
+    def _add(self, key: Key, request: dict[str, Any]) -> Program[None]:
         entry = (key, request)
         if any(key == queued for queued, _ in self._buffer):
             try:
@@ -223,7 +224,7 @@ class BatchQueue:
         if len(self._buffer) >= BATCH_SIZE:
             yield from self._flush_steps()
 
-    def _flush_steps(self) -> Steps[None]:
+    def _flush_steps(self) -> Program[None]:
         while self._buffer:
             batch: list[tuple[Key, dict[str, Any]]] = []
             seen: set[Key] = set()
@@ -235,7 +236,7 @@ class BatchQueue:
             self._buffer = self._buffer[len(batch) :]
             yield from self._send(batch)
 
-    def _send(self, batch: list[tuple[Key, dict[str, Any]]]) -> Steps[None]:
+    def _send(self, batch: list[tuple[Key, dict[str, Any]]]) -> Program[None]:
         """One batch, re-sent until nothing is unprocessed."""
         stalled = 0
         while batch:
@@ -298,11 +299,11 @@ class BatchWriter(BatchQueue):
 
     def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); see the class notes for raises."""
-        perform(self._put_steps(item), self.target.client, self._sleep)
+        outcome(self._put_steps(item), client=self.target.client, sleep=self._sleep)
 
     def delete(self, key: Mapping[str, Any]) -> None:
         """Queue a delete of the item with primary key ``key`` (plain values)."""
-        perform(self._delete_steps(key), self.target.client, self._sleep)
+        outcome(self._delete_steps(key), client=self.target.client, sleep=self._sleep)
 
     def flush(self) -> None:
         """Write everything queued; returns when DynamoDB has processed every request.
@@ -310,7 +311,7 @@ class BatchWriter(BatchQueue):
         Sent in order, at most 25 per call and never one key twice in a call. A failed call
         leaves its requests queued (see :attr:`pending`) and raises.
         """
-        perform(self._flush_steps(), self.target.client, self._sleep)
+        outcome(self._flush_steps(), client=self.target.client, sleep=self._sleep)
 
     def __enter__(self) -> BatchWriter:
         return self

@@ -1,13 +1,13 @@
 """A page chain as an I/O-free state machine: one call's pages in order, their order checks,
-stop bounds and per-key verdicts (:class:`ChainState`), what a run cost (:class:`Stats`), the page
-an adapter returns (:class:`Page`, :class:`PageSource`) and the page-step coroutine type
-(:data:`Steps`) that the searches and the shells speak.
+stop bounds and per-key verdicts (:class:`ChainState`), what a run cost (:class:`Stats`), and the
+page an adapter returns (:class:`Page`, from a :class:`PageSource` or an
+:class:`AsyncPageSource`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 from operator import itemgetter, lt
@@ -70,6 +70,14 @@ class PageSource(Protocol[CallC]):
         ...
 
 
+class AsyncPageSource(Protocol[CallC]):
+    """What an asyncio adapter provides: one awaited request for one page of one call chain."""
+
+    async def fetch(self, call: CallC, token: Any, limit: int | None) -> Page:
+        """Send the call (continuing at ``token``, at most ``limit`` items if given)."""
+        ...
+
+
 #: Keys at the end of a page looked at for the chain's time (keys that fit the plan carry one).
 _TIME_PROBE = 8
 
@@ -104,6 +112,11 @@ class ChainState(Generic[CallT]):
         self.last_ms: int | None = None
         # the ids this chain answers for: a time slice's own, narrowed when its tail is cut off
         self.owns: tuple[str, str] | None = call.owns
+
+    @property
+    def started(self) -> bool:
+        """The chain's first page has been asked for."""
+        return self._started
 
     @property
     def waiting(self) -> bool:
@@ -247,7 +260,3 @@ def _position(entry: Ordered) -> Position:
 
 _POSITION = itemgetter(0)  # _position in C: the merge of shards calls it for every item
 _KEY, _ITEM = itemgetter(0), itemgetter(1)  # of a page's (key, item) entries
-
-
-Request = tuple[Any, Any, int | None]  # (call, token, limit) for PageSource.fetch
-Steps = Generator[list[Request], list[Page], list[Ordered]]

@@ -1,7 +1,11 @@
 """Incremental consumers: each run yields what is new since the stored checkpoint, once.
 
-The run logic is written once here for both services (adapters only plan and fetch); the
-checkpoint value and window arithmetic are in :mod:`ulidkeys.planning.checkpoints`.
+The run logic is written once here for both services and both shells, with no I/O but the
+checkpoint store's: a run's window and plan (:func:`open_run`), what it has delivered
+(:class:`Delivery`), where checkpoints are kept (:class:`CheckpointStore`). The adapters only
+say how they list a window (:class:`Listing`); the shells' ``Consumption`` and
+``AsyncConsumption`` feed a run's entries to its delivery. The checkpoint value and window
+arithmetic are in :mod:`ulidkeys.planning.checkpoints`.
 """
 
 from __future__ import annotations
@@ -15,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from ulidkeys.engine.chains import PageSource, Stats
-from ulidkeys.engine.execution import Closing, stream
+from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.scheduling import check_workers
 from ulidkeys.errors import CheckpointConflict, InvalidType, describe
 from ulidkeys.ids.protocol import IdScheme
@@ -29,7 +32,7 @@ from ulidkeys.planning.checkpoints import (
     expected_items,
     run_window,
 )
-from ulidkeys.planning.plans import Call, Plan, Position
+from ulidkeys.planning.plans import Plan, Position
 from ulidkeys.timeinput import TimeInput, now_ms, to_ms
 
 try:  # POSIX: serialize commits of one file between processes (released when one dies)
@@ -37,8 +40,6 @@ try:  # POSIX: serialize commits of one file between processes (released when on
 except ImportError:  # pragma: no cover - Windows: commits still compare the sequence
     fcntl = None  # type: ignore[assignment]
 
-CallT = TypeVar("CallT", bound=Call)
-Item = TypeVar("Item")
 ConsumptionT = TypeVar("ConsumptionT")
 
 #: Defaults: wait 30 s before listing a time (most uploads are visible by then), and re-list
@@ -181,9 +182,22 @@ def _clock(now: Callable[[], TimeInput] | None) -> int:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """How an adapter lists a consumer's window: ``plan_for(start, end, expected)`` plans it
+    (``expected`` is :func:`~ulidkeys.planning.checkpoints.expected_items`, for page sizes),
+    ``source`` fetches its pages, ``scheme`` reads the ids; ``owner`` names the adapter in a
+    scope error."""
+
+    plan_for: Callable[[int, int, tuple[int, float] | None], Plan[Any]]
+    source: Any
+    scheme: IdScheme
+    owner: str
+
+
+@dataclass(frozen=True)
 class Run:
     """One consumer run as worked out before any listing request (by both shells): the plan
-    of its window and where it came from. :meth:`Consumable.open_run` makes it."""
+    of its window and where it came from. :func:`open_run` makes it."""
 
     plan: Plan[Any]
     source: Any  # the adapter's PageSource (the asyncio twin wraps it)
@@ -198,13 +212,14 @@ class Run:
 
 class Delivery:
     """What a run has delivered, without I/O: which listed items are new (:meth:`deliver`),
-    the stats, the checkpoint after them, and its commit. :class:`Consumption` and its asyncio
+    the stats, the checkpoint after them, and its commit. ``Consumption`` and its asyncio
     twin only feed it the listed entries."""
 
     def __init__(self, run: Run) -> None:
         self.stats = ConsumeStats()
         self.window = run.window
-        self.store, self._base, self._token = run.store, run.base, run.token
+        self.plan = run.plan  # what the run lists: printable before any request is sent
+        self.store, self.base, self._token = run.store, run.base, run.token
         self._scope, self._scheme, self._on_late = run.plan.scope, run.scheme, run.on_late
         self._sequence = 0 if run.base is None else run.base.sequence
         self._seen = frozenset() if run.base is None else run.base.delivered
@@ -247,7 +262,7 @@ class Delivery:
         """The checkpoint to store after the items yielded so far: the watermark moves to the
         window's end once the run is exhausted, else to the id time of the last item yielded."""
         moved = advance(
-            self._base,
+            self.base,
             self._scope,
             self.window,
             self._delivered,
@@ -256,43 +271,18 @@ class Delivery:
         )
         return dataclasses.replace(moved, sequence=self._sequence + 1)
 
-    def commit(self) -> Checkpoint:
-        """Store :attr:`checkpoint` over the version this run loaded (CheckpointConflict if
-        another consumer committed since); may be called again later in the same run."""
+    def _store(self) -> Checkpoint:
+        """Store :attr:`checkpoint` over the version this run loaded (the shells' ``commit``)."""
         checkpoint = self.checkpoint
         self._token = self.store.save(checkpoint, self._token)
         self._sequence = checkpoint.sequence
         return checkpoint
 
 
-class Consumption(Delivery, Closing, Generic[Item]):
-    """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
-
-    ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
-    ``[start, end)``; ``.stats`` what it cost.
-    Not committing is safe: the next run from the stored checkpoint yields the same items again.
-    ``close()`` stops early; the checkpoint keeps what was yielded.
-    """
-
-    def __init__(self, run: Run) -> None:
-        super().__init__(run)
-        self._items = stream(run.plan, run.source, self.stats, max_workers=run.max_workers)
-
-    def __iter__(self) -> Consumption[Item]:
-        return self
-
-    def __next__(self) -> Item:
-        for position, item in self._items:
-            if self.deliver(position):
-                return item  # type: ignore[no-any-return]
-        self.exhausted()
-        raise StopIteration
-
-
 @dataclass(frozen=True)
 class RunOptions:
-    """What a consumer run is asked for: the arguments of ``consume`` and ``open_run``, as the
-    sync and asyncio shells hand them to :meth:`Consumable.start_run` (not yet checked)."""
+    """What a consumer run is asked for: the arguments of ``consume``, as the sync and asyncio
+    adapters hand them to :func:`open_run` (not yet checked)."""
 
     store: CheckpointStore
     since: TimeInput | None
@@ -307,7 +297,7 @@ class RunOptions:
 class Consumes(Generic[ConsumptionT]):
     """:meth:`consume`, written once for ``Bucket``, ``Table`` and their asyncio twins; each
     says only how a run is opened and iterated (``_consumption``). ``ConsumptionT`` is a
-    :class:`Consumption`, or for the twins an awaitable of an ``AsyncConsumption``."""
+    ``Consumption``, or for the twins an awaitable of an ``AsyncConsumption``."""
 
     def consume(
         self,
@@ -324,7 +314,8 @@ class Consumes(Generic[ConsumptionT]):
         """What is new since the checkpoint in ``store``: the items not yet delivered whose id
         time is in ``[watermark - overlap, now - settle)``, oldest first. Iterate, then
         ``.commit()`` stores the advanced checkpoint (the asyncio twins: ``await`` it for a
-        run, then ``async for`` the items and ``await run.commit()``).
+        run, then ``async for`` the items and ``await run.commit()``). ``.plan`` is what the run
+        lists, before any request is sent (the only I/O before iterating is ``store.load()``).
 
         ``since`` starts a consumer that has no stored checkpoint yet. ``settle`` and
         ``overlap`` (ms or ``timedelta``) bound the lateness tolerated: an item that becomes
@@ -337,72 +328,33 @@ class Consumes(Generic[ConsumptionT]):
         return self._consumption(options)
 
     def _consumption(self, options: RunOptions) -> ConsumptionT:
-        """The shell's run of :meth:`consume` (opened by :meth:`Consumable.start_run`)."""
+        """The adapter's run of :meth:`consume` (opened by :func:`open_run`)."""
         raise NotImplementedError
 
 
-class Consumable(Consumes["Consumption[dict[str, Any]]"]):
-    """What a bound ``Bucket`` or ``Table`` adds for incremental consumers: :meth:`consume`.
-
-    The adapter says only how it lists a window (:meth:`consumed`); the run, written once for
-    both services, is :meth:`consume`.
-    """
-
-    def consumed(
-        self, listing: dict[str, object]
-    ) -> tuple[
-        Callable[[int, int, tuple[int, float] | None], Plan[Any]], PageSource[Any], IdScheme
-    ]:
-        """``(plan_for(start, end, expected), page source, id scheme)`` of the listing;
-        ``expected`` is :func:`~ulidkeys.planning.checkpoints.expected_items` (for page sizes)."""
-        raise NotImplementedError
-
-    def _consumption(self, options: RunOptions) -> Consumption[dict[str, Any]]:
-        return Consumption(self.start_run(options))
-
-    def open_run(
-        self,
-        store: CheckpointStore,
-        *,
-        since: TimeInput | None = None,
-        settle: object = SETTLE_MS,
-        overlap: object = OVERLAP_MS,
-        now: Callable[[], TimeInput] | None = None,
-        on_late: Callable[[LateArrival], object] | None = None,
-        max_workers: int = 8,
-        listing: dict[str, object] | None = None,
-    ) -> Run:
-        """The checks, the checkpoint load and the plan of :meth:`consume` (and of its asyncio
-        twin): ``run.plan`` is what the next run would send (``--explain --checkpoint``). The
-        only I/O is ``store.load()``."""
-        listing = dict(listing or {})
-        return self.start_run(
-            RunOptions(store, since, settle, overlap, now, on_late, max_workers, listing)
+def open_run(listing: Listing, options: RunOptions) -> Run:
+    """The checks, the checkpoint load and the plan of a consumer run (both shells'): the only
+    I/O is ``store.load()``."""
+    store, on_late, max_workers = options.store, options.on_late, options.max_workers
+    check_workers(max_workers)
+    settle_ms = duration_ms(options.settle, "settle")
+    overlap_ms = duration_ms(options.overlap, "overlap")
+    if on_late is not None and not callable(on_late):
+        raise InvalidType(f"on_late={describe(on_late)} must be a callable taking a LateArrival")
+    if not all(callable(getattr(store, name, None)) for name in ("load", "save")):
+        raise InvalidType(
+            f"store={describe(store)} must be a checkpoint store (FileStore, "
+            "S3CheckpointStore, DynamoCheckpointStore, MemoryStore)"
         )
-
-    def start_run(self, options: RunOptions) -> Run:
-        """:meth:`open_run` of options already gathered (what both shells' ``consume`` call)."""
-        store, on_late, max_workers = options.store, options.on_late, options.max_workers
-        plan_for, source, scheme = self.consumed(dict(options.listing))
-        check_workers(max_workers)
-        settle_ms = duration_ms(options.settle, "settle")
-        overlap_ms = duration_ms(options.overlap, "overlap")
-        if on_late is not None and not callable(on_late):
-            raise InvalidType(
-                f"on_late={describe(on_late)} must be a callable taking a LateArrival"
-            )
-        if not all(callable(getattr(store, name, None)) for name in ("load", "save")):
-            raise InvalidType(
-                f"store={describe(store)} must be a checkpoint store (FileStore, "
-                "S3CheckpointStore, DynamoCheckpointStore, MemoryStore)"
-            )
-        clock = _clock(options.now)
-        since = options.since
-        since_ms = None if since is None else to_ms(since, "since", now=clock)
-        base, token = store.load()
-        window = run_window(base, clock, settle_ms, overlap_ms, since_ms)
-        expected = expected_items(base, window, _ms_reader(scheme))
-        plan = plan_for(window.start_ms, window.end_ms, expected)
-        if base is not None:
-            base.check_scope(plan.scope, repr(self))
-        return Run(plan, source, scheme, store, base, token, window, on_late, max_workers)
+    clock = _clock(options.now)
+    since = options.since
+    since_ms = None if since is None else to_ms(since, "since", now=clock)
+    base, token = store.load()
+    window = run_window(base, clock, settle_ms, overlap_ms, since_ms)
+    expected = expected_items(base, window, _ms_reader(listing.scheme))
+    plan = listing.plan_for(window.start_ms, window.end_ms, expected)
+    if base is not None:
+        base.check_scope(plan.scope, listing.owner)
+    return Run(
+        plan, listing.source, listing.scheme, store, base, token, window, on_late, max_workers
+    )

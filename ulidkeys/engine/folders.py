@@ -1,5 +1,5 @@
 """Which period folders of a layout hold data: the day folders under each shard, then the hour
-folders under those days, as one I/O-free program (:data:`~ulidkeys.engine.programs.Program`) that
+folders under those days, as one I/O-free program (:data:`~ulidkeys.engine.operations.Program`) that
 the thread and asyncio shells both run - what ``Bucket.periods`` returns and where ``latest``
 starts its search.
 """
@@ -10,7 +10,7 @@ from collections.abc import Generator, Iterable
 from typing import Any
 
 from ulidkeys.engine.chains import Ordered
-from ulidkeys.engine.programs import Collect, Operation
+from ulidkeys.engine.operations import Collect, Operation
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import plan_folders

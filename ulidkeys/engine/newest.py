@@ -1,7 +1,7 @@
 """The newest objects of a layout whose service lists only forwards (S3): what ``latest``
 lists, worked out before any request, and the one program
-(:data:`~ulidkeys.engine.programs.Program`) that finds them, which the thread and asyncio shells
-both run.
+(:data:`~ulidkeys.engine.operations.Program`) that finds them, which the thread and asyncio
+shells both run.
 
 Day folders that hold data first (when the layout has them), then a search back from the top
 of the window raced with a forward listing, or for directory buckets the folders newest first;
@@ -14,10 +14,10 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ulidkeys.engine.chains import Ordered, Stats, Steps
+from ulidkeys.engine.chains import Ordered, Stats
 from ulidkeys.engine.folders import data_days, day_spans
-from ulidkeys.engine.programs import Collect, Drive, Give, Operation, Program
-from ulidkeys.engine.search import forward_tail, race, search_back
+from ulidkeys.engine.operations import Collect, Give, Operation, Program
+from ulidkeys.engine.search import Search, forward_tail, race, search_back
 from ulidkeys.errors import require_count
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
@@ -79,7 +79,7 @@ class Newest:
     def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
         return plan_window(self.layout, low, high, before=self.before)
 
-    def search(self, days: list[int] | None, stats: Stats) -> Steps | None:
+    def search(self, days: list[int] | None, stats: Stats) -> Search | None:
         """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
         when no day folder holds data): a search back from ``top``, raced with a forward
         listing of the whole window - one page that is not truncated holds all of it, and a
@@ -138,7 +138,7 @@ class Newest:
         steps = self.search(days, stats)
         if steps is None:
             return []
-        found = yield Drive(steps)
+        found = yield from steps
         yield Give(found)
         return found
 
@@ -151,7 +151,7 @@ def latest(
     until: TimeInput | None,
     cursor: str | None,
     suffix: str | None,
-) -> tuple[Newest, Callable[[Stats], Program]]:
+) -> tuple[Newest, Callable[[Stats], Program[Any]]]:
     """What ``Bucket.latest`` lists (for its cursors) and the program giving its objects.
 
     With ``suffix``, only keys ending in exactly that text after the id are given: while keys
@@ -164,7 +164,7 @@ def latest(
         return first, first.program
     suffix = layout.suffix_filter(suffix)
 
-    def program(stats: Stats) -> Program:
+    def program(stats: Stats) -> Program[Any]:
         newest, wanted = first, n
         while True:
             listed, kept = yield from _filtered(newest.program(stats), layout, suffix, stats)

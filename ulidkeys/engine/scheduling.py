@@ -1,33 +1,34 @@
-"""What a running plan does next, with no I/O: the order groups start in and the limit
-(:class:`Schedule`), the k-way merge of a group's chains (:class:`Merge`, :func:`merge_runs`)
-and the stats and cursor of the results handed out (:class:`Yielded`).
+"""A plan being listed, as one state machine with no I/O (:class:`Schedule`): which page requests
+to send now, what each answer gives, and the entries ready for the caller in result order - the
+groups started in order, their chains or time slices, the one merge of a group's chains
+(:class:`RunMerge`) and the limit. The shells (:mod:`ulidkeys.engine.threads`,
+:mod:`ulidkeys.engine.tasks`) only send what it asks and hand back what it gives; the stats and
+cursor of the items handed out are :class:`Yielded`'s.
 """
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from ulidkeys.engine.chains import _POSITION, CallT, ChainState, Ordered, Stats
+from ulidkeys.engine.chains import _POSITION, CallT, ChainState, Ordered, Page, Stats
+from ulidkeys.engine.operations import Request
 from ulidkeys.engine.slicing import Slicing
 from ulidkeys.errors import require_count
 from ulidkeys.planning.plans import Plan, Position
 
-S = TypeVar("S")
-SourceT = TypeVar("SourceT")  # a shell's page source: PageSource, or the asyncio one
-EntriesT = TypeVar("EntriesT")  # a shell's stream of entries: an iterator, or an async one
-StreamT = TypeVar("StreamT")  # the entries of Yielded: an iterator or an async iterator
+StreamT = TypeVar("StreamT")  # the pages of Yielded: an iterator, or an async iterator
 
 
 class Yielded(Generic[StreamT]):
     """``.stats``, ``.cursor`` and ``.position`` of a stream of results: the one bookkeeping of
-    :class:`Results` and its asyncio twin (``ulidkeys.aio.execution.AsyncResults``).
+    ``Results`` and its asyncio twin ``AsyncResults``.
 
-    ``source`` makes the stream of ``(position, item)`` entries (an iterator, or an async one)
-    given the stats it counts into; ``cursor_of`` is the cursor just past a position.
+    ``source`` makes the stream of pages (lists of ``(position, item)`` entries, in result
+    order; an iterator or an async one) given the stats it counts into; ``cursor_of`` is the
+    cursor just past a position.
     """
 
     def __init__(
@@ -39,14 +40,14 @@ class Yielded(Generic[StreamT]):
         self.stats = stats if stats is not None else Stats()
         self._cursor_of = cursor_of
         self._last: Position | None = None
-        self._items = source(self.stats)
+        self._pages = source(self.stats)
+        self._entries: Any = iter(())  # the entries of the page being handed out
 
     def _took(self, entry: Ordered) -> Any:
         """The item of an entry handed to the caller (counted; the cursor moves past it)."""
-        position, item = entry
-        self._last = position
+        self._last = entry[0]
         self.stats.returned += 1
-        return item
+        return entry[1]
 
     @property
     def cursor(self) -> str | None:
@@ -63,160 +64,215 @@ class Yielded(Generic[StreamT]):
         return self._last
 
 
-class Merge:
-    """The k-way merge of a group's chains as an I/O-free object, for shells whose chains are
-    not iterators (the asyncio shell awaits them). Entries come out in result order: by
-    position, descending for newest-first plans, ties in chain order - the order of
-    ``heapq.merge(*chains, key=_POSITION, reverse=descending)``, which the thread shell uses
-    for speed (a test checks the two agree). The shell pushes each chain's first entry, then
-    after each :meth:`pop` the next entry of the chain that gave it."""
+class RunMerge:
+    """The one k-way merge of ordered chains, with no I/O: each chain hands it its entries a
+    list at a time (each list in result order, a chain's lists one after another); it gives
+    them back merged, a batch at a time.
 
-    def __init__(self, descending: bool) -> None:
-        self._heap: list[tuple[Any, int, Ordered]] = []
-        self._key: Callable[[Position], Any] = _Descending if descending else _same
+    Result order is by position, descending for newest-first plans, ties in chain order - the
+    order of ``heapq.merge(*chains, key=position, reverse=descending)``. Each batch is every
+    entry beyond the nearest last position of the lists at hand (all that can come before it
+    has arrived), sorted in C: a stable sort of runs concatenated in chain order keeps ties in
+    chain order. When none is beyond it, the first chain whose next entry is at it gives its
+    entries at it, as the heap merge would. A chain is asked for its next list
+    (:meth:`wanted`) only once its entries were all given; the lists handed in are never
+    changed.
+    """
 
-    def push(self, chain: int, entry: Ordered | None) -> None:
-        """The next entry of chain number ``chain`` (None: that chain has ended)."""
-        if entry is not None:
-            heapq.heappush(self._heap, (self._key(entry[0]), chain, entry))
+    def __init__(self, chains: int, descending: bool) -> None:
+        self._buffers: list[list[Ordered]] = [[] for _ in range(chains)]
+        self._live = list(range(chains))
+        self._descending = descending
 
-    def pop(self) -> tuple[int, Ordered]:
-        """``(chain, entry)``: the next entry in result order and the chain it came from."""
-        _, chain, entry = heapq.heappop(self._heap)
-        return chain, entry
+    def wanted(self) -> list[int]:
+        """The chains whose next list is needed before anything more can be given."""
+        buffers = self._buffers
+        return [index for index in self._live if not buffers[index]]
 
-    def __bool__(self) -> bool:
-        return bool(self._heap)
+    def put(self, chain: int, entries: list[Ordered]) -> None:
+        """The next entries of chain number ``chain`` (one of :meth:`wanted`)."""
+        self._buffers[chain] = entries
 
+    def end(self, chain: int) -> None:
+        """Chain number ``chain`` has no more entries."""
+        self._live.remove(chain)
 
-def merge_runs(sources: list[Iterator[list[Ordered]]]) -> Iterator[Ordered]:
-    """The k-way merge of chains that each give their entries in ascending order a list at a
-    time: the order of ``heapq.merge(*chains, key=_POSITION)`` (ties in chain order), a batch
-    at a time instead of a heap step per entry.
-
-    Each batch is every entry below the smallest last position of the lists at hand (all
-    that can come before that position has arrived), sorted in C: a stable sort of runs
-    concatenated in chain order keeps ties in chain order. When none is below it, the first
-    chain whose next entry is at it gives its entries at it, as the heap merge would. A
-    chain's next list is asked for only once its entries are all given, as the heap merge
-    would; the lists given are never changed."""
-    buffers: list[list[Ordered]] = [[] for _ in sources]
-    live = list(range(len(sources)))
-    while True:
-        for index in list(live):
-            while not buffers[index]:  # a chain whose entries were all given: its next list
-                page = next(sources[index], None)
-                if page is None:
-                    live.remove(index)
-                    break
-                buffers[index] = page
+    def batch(self) -> list[Ordered] | None:
+        """The next entries in result order ([] until :meth:`wanted` is empty; None once every
+        chain has ended)."""
+        live, buffers = self._live, self._buffers
         if not live:
-            return
-        bound = min(buffers[index][-1][0] for index in live)
-        batch: list[Ordered] = []
+            return None
+        if any(not buffers[index] for index in live):
+            return []
+        if len(live) == 1:
+            batch, buffers[live[0]] = buffers[live[0]], []
+            return batch
+        descending = self._descending
+        lasts = [buffers[index][-1][0] for index in live]
+        bound = min(lasts) if not descending else max(lasts)
+        batch = []
         for index in live:
             buffer = buffers[index]
-            cut = bisect_left(buffer, bound, key=_POSITION)
+            cut = _beyond(buffer, bound, descending, inclusive=False)
             if cut:
                 batch += buffer[:cut]
                 buffers[index] = buffer[cut:]
         if not batch:  # every head is at the bound: the first chain holding it gives its own
             first = next(index for index in live if buffers[index][0][0] == bound)
             buffer = buffers[first]
-            cut = bisect_right(buffer, bound, key=_POSITION)
-            batch, buffers[first] = buffer[:cut], buffer[cut:]  # the chain's list left whole
-        batch.sort(key=_POSITION)
-        yield from batch
+            cut = _beyond(buffer, bound, descending, inclusive=True)
+            batch, buffers[first] = buffer[:cut], buffer[cut:]
+        batch.sort(key=_POSITION, reverse=descending)
+        return batch
 
 
-def _same(position: Position) -> Position:
-    return position
+def _beyond(entries: list[Ordered], bound: Position, descending: bool, inclusive: bool) -> int:
+    """How many of ``entries`` (in result order) come before ``bound`` in that order (and at
+    it, if ``inclusive``)."""
+    if not descending:
+        find = bisect_right if inclusive else bisect_left
+        return find(entries, bound, key=_POSITION)
+    low, high = 0, len(entries)  # bisect of a descending list, by hand
+    while low < high:
+        middle = (low + high) // 2
+        position = entries[middle][0]
+        if position > bound or (inclusive and position == bound):
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
-class _Descending:
-    """A position that sorts the other way round (heapq only pops the smallest)."""
+class _Chain(Generic[CallT]):
+    """One chain of a group that is not listed as time slices: its state, whether a request of
+    it is in flight, and the lists it received that the merge has not taken yet."""
 
-    __slots__ = ("position",)
+    __slots__ = ("lists", "sent", "state", "wanted")
 
-    def __init__(self, position: Position) -> None:
-        self.position = position
+    def __init__(self, state: ChainState[CallT]) -> None:
+        self.state = state
+        self.sent = False
+        self.wanted = False  # the merge waits for it (without read-ahead: its next page)
+        self.lists: list[list[Ordered]] = []
 
-    def __lt__(self, other: _Descending) -> bool:
-        return bool(other.position < self.position)
-
-    def __eq__(self, other: object) -> bool:
-        # tuples compare element by element with ==: without it, equal positions would
-        # not fall through to the chain number and ties would lose chain order
-        return isinstance(other, _Descending) and self.position == other.position
-
-    __hash__ = None  # type: ignore[assignment]
+    @property
+    def finished(self) -> bool:
+        return self.state.done and not self.sent and not self.lists
 
 
-class Schedule(Generic[CallT, SourceT, EntriesT]):
-    """What a running plan does next, without I/O; the thread shell (:class:`_Runner`) and the
-    asyncio shell (``ulidkeys.aio.execution``) drive it.
+class _Group(Generic[CallT]):
+    """A group of the plan once started: its chains (or their time slices) and their merge."""
 
-    It gives each chain's next page limit (from the items still wanted), says which groups
-    are listed as time slices, starts the groups in result order (without a limit later ones
-    start early, up to ``max_workers`` calls in flight; with one a group starts only when the
-    ones before it fall short) and counts the items yielded against the limit. Read-ahead (the
-    next page requested while this one is consumed) is on unless a limit or page budget could
-    make a request sent early a waste.
+    def __init__(self, schedule: Schedule[CallT], calls: tuple[CallT, ...]) -> None:
+        self.schedule = schedule
+        plan, stats = schedule.plan, schedule.stats
+        self.slicing = schedule.sliced(calls)
+        self.chains = (
+            [] if self.slicing else [_Chain(ChainState(plan, call, stats)) for call in calls]
+        )
+        self.merge = RunMerge(len(calls), plan.newest_first)
+        self.size = len(calls)
+
+    def requests(self, current: bool, out: list[tuple[Any, Request]]) -> None:
+        """Add the group's requests to send now: every chain's first page when it starts; later
+        pages only for the group the caller is in (with read-ahead, one page ahead of the
+        caller; without, when the merge waits for it)."""
+        schedule = self.schedule
+        if self.slicing is not None:
+            for piece, token, limit in self.slicing.requests():
+                out.append((piece, (piece.state.call, token, limit)))
+            return
+        for chain in self.chains:
+            state = chain.state
+            if chain.sent or not state.waiting:
+                continue
+            if state.started:
+                if not current:
+                    continue
+                if schedule.read_ahead:
+                    if chain.lists:
+                        continue  # one page ahead of what the merge took is enough
+                elif not chain.wanted:
+                    continue
+            request = state.next_request(schedule.remaining())
+            if request is None:
+                continue
+            chain.sent = True
+            out.append((chain, (state.call, *request)))
+
+    def receive(self, ticket: Any, page: Page) -> None:
+        if self.slicing is not None:
+            self.slicing.receive(ticket, page)
+            return
+        chain: _Chain[CallT] = ticket
+        chain.sent = chain.wanted = False
+        items = chain.state.receive(page)
+        if items:
+            chain.lists.append(items)
+
+    def take(self) -> list[Ordered] | None:
+        """The group's next entries in result order ([] while a page must come first; None
+        once every chain is done)."""
+        merge, slicing = self.merge, self.slicing
+        for index in merge.wanted():
+            if slicing is not None:
+                items = slicing.take(index)
+                if items:
+                    merge.put(index, items)
+                elif slicing.finished(index):
+                    merge.end(index)
+                continue
+            chain = self.chains[index]
+            if chain.lists:
+                lists, chain.lists = chain.lists, []
+                merge.put(
+                    index, lists[0] if len(lists) == 1 else [e for part in lists for e in part]
+                )
+            elif chain.finished:
+                merge.end(index)
+            else:
+                chain.wanted = True
+        return merge.batch()
+
+
+class Schedule(Generic[CallT]):
+    """One plan being listed, with no I/O: the shells send what :meth:`requests` asks, feed each
+    answer to :meth:`receive` and hand the caller what :meth:`take` gives.
+
+    Groups start in result order (without a limit later ones start early, up to
+    ``max_workers`` calls in flight; with one a group starts only when the ones before it fall
+    short). Each chain's next page limit comes from the items still wanted. ``split`` lists a
+    group whose chains are ordered and have a time span as :class:`Slicing` time slices (not
+    with a limit, where the caller could stop early). Read-ahead - a chain's next page asked
+    for while the caller takes this one - is on unless a limit could make an early request a
+    waste. What is given is counted against the limit (:meth:`take` cuts the last batch).
     """
 
     def __init__(
-        self,
-        plan: Plan[CallT],
-        source: SourceT,
-        stats: Stats,
-        max_workers: int,
-        page_budget: int | None,
-        split: bool = False,
+        self, plan: Plan[CallT], stats: Stats, *, max_workers: int = 8, split: bool = False
     ) -> None:
-        self.source = source  # the shell's page source, sync or awaited; only the shell calls it
-        self.plan, self.stats, self.page_budget = plan, stats, page_budget
-        self.max_workers = max_workers
-        self.read_ahead = plan.limit is None and page_budget is None
-        # time slices need nothing the caller could stop early for (a limit, a page budget)
+        self.plan, self.stats, self.max_workers = plan, stats, max_workers
+        self.read_ahead = plan.limit is None
         self.split = split and self.read_ahead and max_workers > 1 and plan.strategy.splittable
-        self.yielded = 0
+        self.given = 0
         self._ahead = 0 if plan.limit is not None else max_workers
-        self._started: deque[tuple[int, Any]] = deque()
-        self._pending = deque(() if plan.is_empty else plan.groups)
-        self.start()
+        self._pending: deque[tuple[CallT, ...]] = deque(() if plan.is_empty else plan.groups)
+        self._started: deque[_Group[CallT]] = deque()
+        self._current: _Group[CallT] | None = None
+        self._owners: dict[int, _Group[CallT]] = {}  # id(ticket) -> its group
+        self._advance()
 
-    @classmethod
-    def stream(
-        cls,
-        plan: Plan[CallT],
-        source: SourceT,
-        stats: Stats,
-        *,
-        max_workers: int = 8,
-        page_budget: int | None = None,
-        split: bool = False,
-    ) -> EntriesT:
-        """The plan's ``(position, item)`` pairs in result order, run by this shell (the
-        building block of ``run``): ``ulidkeys.engine.execution.stream`` and its asyncio twin."""
-        return cls(plan, source, stats, max_workers, page_budget, split).items()
-
-    def start(self) -> None:
-        """The shell's own set-up once the schedule is made (its thread pool, its semaphore)."""
-
-    def items(self) -> EntriesT:
-        """The plan's entries in result order (an iterator, or an async one)."""
-        raise NotImplementedError
+    @property
+    def threads(self) -> int:
+        """The most requests this plan has in flight at once."""
+        if self.split:
+            return self.max_workers
+        return max(1, min(self.max_workers, len(self.plan.calls)))
 
     def remaining(self) -> int | None:
         limit = self.plan.limit
-        return None if limit is None else limit - self.yielded
-
-    def chain_state(self, call: CallT) -> ChainState[CallT]:
-        return ChainState(self.plan, call, self.stats, self.page_budget)
-
-    def request(self, state: ChainState[CallT]) -> tuple[Any, int | None] | None:
-        """``(token, limit)`` of the chain's next request, None when it is done."""
-        return state.next_request(self.remaining())
+        return None if limit is None else limit - self.given
 
     def sliced(self, calls: tuple[CallT, ...]) -> Slicing[CallT] | None:
         """The group's :class:`Slicing` when it is listed as time slices, else None."""
@@ -224,24 +280,51 @@ class Schedule(Generic[CallT, SourceT, EntriesT]):
             return Slicing(self.plan, calls, self.stats, self.max_workers)
         return None
 
-    def next_group(self, start: Callable[[tuple[CallT, ...]], S]) -> S | None:
-        """The next group in result order (None after the last), as ``start`` made it; starts
-        the groups that may run ahead of it."""
+    def _advance(self) -> None:
+        """Move the caller to the next group in result order, starting those that may run
+        ahead of it."""
         started, pending = self._started, self._pending
-        if not started and not pending:
-            return None
-        in_flight = sum(size for size, _ in started)
+        in_flight = sum(group.size for group in started)
         while pending and (not started or in_flight + len(pending[0]) <= self._ahead):
-            group = pending.popleft()
-            in_flight += len(group)
-            started.append((len(group), start(group)))
-        return started.popleft()[1]  # type: ignore[no-any-return]
+            calls = pending.popleft()
+            in_flight += len(calls)
+            started.append(_Group(self, calls))
+        self._current = started.popleft() if started else None
 
-    def took(self) -> bool:
-        """Count one item yielded; True once the plan's limit is reached."""
-        self.yielded += 1
+    def requests(self) -> list[tuple[Any, Request]]:
+        """``(ticket, (call, token, limit))`` of each page to send now; its answer goes to
+        :meth:`receive` with the ticket."""
+        out: list[tuple[Any, Request]] = []
+        if self._current is None or self._done():
+            return out
+        for group in (self._current, *self._started):
+            before = len(out)
+            group.requests(group is self._current, out)
+            for ticket, _request in out[before:]:
+                self._owners[id(ticket)] = group
+        return out
+
+    def receive(self, ticket: Any, page: Page) -> None:
+        """The answer to the request sent with ``ticket``."""
+        self._owners.pop(id(ticket)).receive(ticket, page)
+
+    def take(self) -> list[Ordered] | None:
+        """The next entries in result order: [] while an answer must come first, None when the
+        plan is done (every chain listed, or the limit reached)."""
+        while self._current is not None and not self._done():
+            batch = self._current.take()
+            if batch is None:
+                self._advance()
+                continue
+            if batch and self.plan.limit is not None:
+                batch = batch[: self.plan.limit - self.given]
+            self.given += len(batch)
+            return batch
+        return None
+
+    def _done(self) -> bool:
         limit = self.plan.limit
-        return limit is not None and self.yielded >= limit
+        return limit is not None and self.given >= limit
 
 
 def check_workers(max_workers: int) -> int:

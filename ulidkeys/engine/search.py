@@ -1,7 +1,7 @@
-"""The newest-first search for services that list only forwards, as page-step coroutines
-(:data:`~ulidkeys.engine.chains.Steps`): the tail of an ascending listing (:func:`forward_tail`),
-the galloping and halving search back from the window's end (:func:`search_back`), and two
-searches raced for one answer (:func:`race`).
+"""The newest-first search for services that list only forwards, as programs
+(:data:`~ulidkeys.engine.operations.Program`) that yield only :class:`Fetch` operations: the
+tail of an ascending listing (:func:`forward_tail`), the galloping and halving search back from
+the window's end (:func:`search_back`), and two searches raced for one answer (:func:`race`).
 """
 
 from __future__ import annotations
@@ -10,18 +10,12 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
-from ulidkeys.engine.chains import (
-    CallT,
-    ChainState,
-    Crowded,
-    Ordered,
-    Page,
-    Request,
-    Stats,
-    Steps,
-    _position,
-)
+from ulidkeys.engine.chains import CallT, ChainState, Crowded, Ordered, Page, Stats, _position
+from ulidkeys.engine.operations import Fetch, Request
 from ulidkeys.planning.plans import Plan
+
+#: A search: yields page requests, a batch at a time, and returns the items it found.
+Search = Generator[Fetch, list[Page], list[Ordered]]
 
 #: ``search_back`` starts with a slice this wide and grows it while slices come back empty.
 FIRST_SLICE_MS = 60_000
@@ -29,7 +23,7 @@ FIRST_SLICE_MS = 60_000
 GROWTH = 8
 
 
-def _chains(states: list[ChainState[Any]]) -> Generator[list[Request], list[Page], list[Ordered]]:
+def _chains(states: list[ChainState[Any]]) -> Search:
     """Run chains side by side, one page each per step; their items, unsorted."""
     items: list[Ordered] = []
     while True:
@@ -41,12 +35,12 @@ def _chains(states: list[ChainState[Any]]) -> Generator[list[Request], list[Page
                     batch.append((state, request))
         if not batch:
             return items
-        pages = yield [(state.call, token, limit) for state, (token, limit) in batch]
+        pages = yield Fetch([(state.call, token, limit) for state, (token, limit) in batch])
         for (state, _request), page in zip(batch, pages, strict=True):
             items += state.receive(page)
 
 
-def forward_tail(plan: Plan[CallT], n: int, stats: Stats) -> Steps:
+def forward_tail(plan: Plan[CallT], n: int, stats: Stats) -> Search:
     """The ``n`` last items of an ascending plan, newest first: list it all, keep the tail."""
     tails: list[deque[Ordered]] = []
     states = [ChainState(plan, call, stats) for call in plan.calls]
@@ -54,7 +48,8 @@ def forward_tail(plan: Plan[CallT], n: int, stats: Stats) -> Steps:
         batch = [(s, s.next_request()) for s in states if s.waiting]
         if not batch:
             break
-        pages = yield [(s.call, r[0], r[1]) for s, r in batch if r is not None]
+        requests: list[Request] = [(s.call, r[0], r[1]) for s, r in batch if r is not None]
+        pages = yield Fetch(requests)
         for (state, _request), page in zip(batch, pages, strict=True):
             tail: deque[Ordered] = deque(state.receive(page), maxlen=n)
             tails.append(tail)
@@ -75,7 +70,7 @@ def search_back(
     *,
     page_size: int = 1000,
     occupied: Iterable[tuple[int, int]] | None = None,
-) -> Steps:
+) -> Search:
     """The ``n`` newest items of ``[start, end)``, newest first, for a service that lists only
     forwards: probe slices ``[low, end)`` back from ``end``.
 
@@ -142,7 +137,7 @@ def search_back(
     return found
 
 
-def race(first: Steps, second: Steps, stats: Stats | None = None) -> Steps:
+def race(first: Search, second: Search, stats: Stats | None = None) -> Search:
     """Two searches for the same answer, a step of each in turn; the first to finish wins
     (the other is closed). So the race costs at most twice the cheaper one, plus a step.
     ``stats`` counts the keys of the loser's last pages, which it never reads."""
@@ -153,20 +148,14 @@ def race(first: Steps, second: Steps, stats: Stats | None = None) -> Steps:
         while True:
             runner = runners[turn]
             try:
-                batch = runner.send(replies[turn])  # type: ignore[arg-type]
+                fetch = runner.send(replies[turn])  # type: ignore[arg-type]
             except StopIteration as stop:
                 # The loser's last pages were transferred too, though it never reads them.
                 if stats is not None:
                     stats.read += sum(page.read for page in replies[turn ^ 1] or ())
                 return stop.value  # type: ignore[no-any-return]
-            replies[turn] = yield batch
+            replies[turn] = yield fetch
             turn ^= 1
     finally:
         first.close()
         second.close()
-
-
-# --- programs: work of several listings, one generator for both shells ----------------------
-#
-# A program yields operations and is sent their answers: list a plan to its end (Collect),
-# drive a page-step search (Drive), fetch one raw page (Fetch), hand entries to the caller

@@ -5,8 +5,8 @@ and a bucket name and runs them. Importing this package does not import boto3.
 """
 
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.consuming import Consumption, FileStore, LateArrival, MemoryStore
-from ulidkeys.engine.execution import Results
+from ulidkeys.engine.consuming import FileStore, LateArrival, MemoryStore
+from ulidkeys.engine.threads import Consumption, Results
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_window

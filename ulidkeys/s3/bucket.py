@@ -2,7 +2,7 @@
 
 Only request/response mapping lives here: :class:`ListingSource` turns a planned call into a
 ``list_objects_v2`` request and its answer into a page; planning and the page-chain logic
-are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine.execution``).
+are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine``).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import Page, Stats
-from ulidkeys.engine.consuming import Consumable
-from ulidkeys.engine.execution import Results, outcome, run, run_program
+from ulidkeys.engine.consuming import Consumes, Listing, RunOptions, open_run
 from ulidkeys.engine.folders import periods_program
 from ulidkeys.engine.newest import latest
-from ulidkeys.engine.programs import Program
+from ulidkeys.engine.operations import Program
 from ulidkeys.engine.scheduling import check_workers
+from ulidkeys.engine.threads import Consumption, Results, outcome, run, run_program
 from ulidkeys.errors import (
     InvalidValue,
     UnexpectedResponse,
@@ -42,15 +42,13 @@ from ulidkeys.timeinput import TimeInput
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
 
-    from ulidkeys.ids.protocol import IdScheme
-
 Obj = dict[str, Any]
 #: The names botocore sends (its own rule): a bucket name, or an ARN (an access point's).
 _BUCKET_NAME = re.compile(r"[a-zA-Z0-9.\-_]{1,255}")
 _ARN = re.compile(r"arn:[!-~]+")
 ResultsT = TypeVar("ResultsT")
 #: A program given the run's stats, and the cursor of a position: what a shell needs to run one
-ProgramOf = Callable[[Stats], Program]
+ProgramOf = Callable[[Stats], Program[Any]]
 CursorOf = Callable[[Position], str]
 
 
@@ -222,7 +220,7 @@ class BucketReads(Generic[ResultsT]):
         return self._run_program(program, newest.cursor_of, max_workers)
 
 
-class Bucket(BucketReads[Results[Obj]], Consumable):
+class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):
     """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
 
     ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
@@ -269,12 +267,9 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
             cursor_of,
         )
 
-    # --- what is new since the last run (Consumable.consume) -------------------------------
-    def consumed(
-        self, listing: dict[str, object]
-    ) -> tuple[
-        Callable[[int, int, tuple[int, float] | None], Plan[ListCall]], ListingSource, IdScheme
-    ]:
+    # --- what is new since the last run (Consumes.consume) ---------------------------------
+    def _listing(self, listing: dict[str, object]) -> Listing:
+        """How a consumer run lists a window of this bucket."""
         if listing:
             raise InvalidValue(
                 f"Bucket.consume() takes no {', '.join(sorted(listing))}=; the layout names "
@@ -290,7 +285,11 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
                 expected_keys=chain_keys(expected, len(self.layout.shard_numbers())),
             )
 
-        return plan_for, self.source, self.layout.scheme
+        return Listing(plan_for, self.source, self.layout.scheme, repr(self))
+
+    def _consumption(self, options: RunOptions) -> Consumption[Obj]:
+        run = open_run(self._listing(dict(options.listing)), options)
+        return Consumption(run, run.source)
 
     # --- period folders -------------------------------------------------------------------
     def periods(
@@ -299,7 +298,7 @@ class Bucket(BucketReads[Results[Obj]], Consumable):
         """The layout's period folders that overlap the window and hold at least one key."""
         start, end = resolve_window(since, until)
         program = periods_program(self.layout, self.directory, start, end)
-        found: list[PeriodFolder] = outcome(program, self.source, Stats())
+        found: list[PeriodFolder] = outcome(program, self.source)
         return found
 
     # --- writes ---------------------------------------------------------------------------

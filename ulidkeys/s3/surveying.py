@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.execution import outcome
+from ulidkeys.engine.threads import outcome
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.locations import check_prefix
 from ulidkeys.s3.bucket import ListingSource
@@ -36,5 +36,7 @@ def survey(
     check_prefix(prefix)
     stats = Stats()
     program = survey_program(bucket, prefix, stats, max_calls=max_calls)
-    found: Survey = outcome(program, ListingSource(client, bucket, fast_pages=fast_pages), stats)
+    found: Survey = outcome(
+        program, ListingSource(client, bucket, fast_pages=fast_pages), stats=stats
+    )
     return found

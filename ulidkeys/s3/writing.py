@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ulidkeys.engine.steps import Send, Steps, perform
+from ulidkeys.engine.operations import Program, Send
+from ulidkeys.engine.threads import outcome
 from ulidkeys.errors import (
     InvalidKeyPart,
     InvalidType,
@@ -108,7 +109,7 @@ def _spool(body: Any) -> Any:
     return spool
 
 
-def _own_write(bucket: str, key: str, token: str, error: Exception) -> Steps[bool]:
+def _own_write(bucket: str, key: str, token: str, error: Exception) -> Program[bool]:
     """Whether the object a conflict reports is this call's own write (its reply was lost).
 
     Only a request botocore sent more than once can meet its own write, so a conflict on the
@@ -146,7 +147,7 @@ def put_new(
     propagate unchanged; after one, an object may or may not exist (see README "Guarantees").
     """
     with put_new_steps(layout, bucket, body, ext=ext, attempts=attempts, **put_kwargs) as steps:
-        return perform(steps, client)
+        return outcome(steps, client=client)
 
 
 @contextmanager
@@ -158,7 +159,7 @@ def put_new_steps(
     ext: str | None = None,
     attempts: int = 5,
     **put_kwargs: Any,
-) -> Iterator[Steps[str]]:
+) -> Iterator[Program[str]]:
     """:func:`put_new` as steps (for either driver); a spooled copy of the body lives as long
     as the ``with`` block."""
     for name in _RESERVED:
@@ -208,7 +209,7 @@ def _put_attempts(
     attempts: int,
     metadata: dict[str, str],
     put_kwargs: dict[str, Any],
-) -> Steps[str]:
+) -> Program[str]:
     tried = []
     for _ in range(attempts):
         key = layout.new_key(ext)
@@ -245,12 +246,12 @@ def presigned_put(
     the uploader must send them as in ``headers`` and S3 refuses to overwrite an existing
     object, however often the URL is used before it expires (at most 7 days)."""
     steps = presigned_put_steps(layout, bucket, expires, content_type, ext)
-    return perform(steps, signer(client))
+    return outcome(steps, client=signer(client))
 
 
 def presigned_put_steps(
     layout: KeyLayout, bucket: str, expires: int, content_type: str | None, ext: str | None
-) -> Steps[PresignedUpload]:
+) -> Program[PresignedUpload]:
     """:func:`presigned_put` as steps (one signing call, local: no request is sent)."""
     _content_type(content_type)
     key = layout.new_key(ext)
@@ -289,7 +290,7 @@ def presigned_post(
     overwriting rests on the key's 80 fresh random bits, which no one can guess.
     """
     steps = presigned_post_steps(layout, bucket, expires, content_type, max_bytes, ext)
-    return perform(steps, signer(client))
+    return outcome(steps, client=signer(client))
 
 
 def presigned_post_steps(
@@ -299,7 +300,7 @@ def presigned_post_steps(
     content_type: str | None,
     max_bytes: int | None,
     ext: str | None,
-) -> Steps[PresignedUpload]:
+) -> Program[PresignedUpload]:
     """:func:`presigned_post` as steps (one signing call, local: no request is sent)."""
     _content_type(content_type)
     key = layout.new_key(ext)

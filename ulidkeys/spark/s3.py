@@ -21,7 +21,7 @@ from pyspark.sql.types import (
 
 from ulidkeys.clients import ClientSettings
 from ulidkeys.engine.chains import Stats
-from ulidkeys.engine.execution import stream
+from ulidkeys.engine.threads import pages
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.checkpoints import Checkpoint, delivery_key, duration_ms
 from ulidkeys.planning.listings import plan_window as listing_plan
@@ -59,8 +59,9 @@ class _Listing:
         """``(delivery key, object)`` of one slice, as a consumer would name them."""
         bucket = self.open()
         plan = bucket.slice_plan(piece)
-        for position, obj in stream(plan, bucket.source, Stats(), max_workers=4):
-            yield delivery_key(position), obj
+        for page in pages(plan, bucket.source, Stats(), max_workers=4):
+            for position, obj in page:
+                yield delivery_key(position), obj
 
 
 def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:

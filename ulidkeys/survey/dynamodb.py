@@ -1,7 +1,7 @@
 """What one partition of a DynamoDB table holds, read in at most a budget of Query calls: its
 sort key templates and their shares, and for the main kind with an id its count (exact when read
 whole, else unknown above the items read), oldest and newest items, and the entity that queries
-it. I/O-free (run by ``ulidkeys.engine.execution``).
+it. I/O-free (run by a shell of ``ulidkeys.engine``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ulidkeys.engine.chains import Page, Stats
-from ulidkeys.engine.programs import Fetch, Operation
+from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.errors import UlidkeysError, require_count
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.counts import Count
@@ -100,7 +100,7 @@ def partition_survey_program(
     sort_keys: list[str] = []
     token = None
     for _ in range(max(1, max_calls - 1)):
-        page: Page = yield Fetch(whole_range, token, page_items)
+        page: Page = yield from fetch_one(whole_range, token, page_items, stats=stats)
         sort_keys += [key for key, _item in page.entries if isinstance(key, str)]
         token = page.token
         if token is None:
@@ -147,7 +147,7 @@ def partition_survey_program(
         changes["newest_exact"] = bool(times)
     elif stats.calls < max_calls:
         span_call = QueryCall(partition, main.prefix, top, pk_attr, sk_attr, newest_first=True)
-        last_page: Page = yield Fetch(span_call, None, END_ITEMS)
+        last_page: Page = yield from fetch_one(span_call, None, END_ITEMS, stats=stats)
         newest = next(
             (
                 ms

@@ -1,7 +1,7 @@
 """What an S3 prefix holds, read in at most a budget of ListObjectsV2 calls and never more than
 reading it whole takes: pages from the first key on, then - for a prefix not read whole - the
 folders under it. Every count exact, a range from the shards read whole at its stated
-confidence, or unknown above the keys read. I/O-free (run by ``ulidkeys.engine.execution``).
+confidence, or unknown above the keys read. I/O-free (run by a shell of ``ulidkeys.engine``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ulidkeys.engine.chains import Page, Stats
-from ulidkeys.engine.programs import Fetch, Operation
+from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.errors import require_count
 from ulidkeys.planning.counts import (
     WINDOWS,
@@ -117,7 +117,7 @@ def survey_program(
     keys: list[str] = []
     token = None
     for _ in range(max(1, max_calls - 1)):
-        page: Page = yield Fetch(ListCall(prefix, ordered=False), token)
+        page: Page = yield from fetch_one(ListCall(prefix, ordered=False), token, stats=stats)
         keys += _keys(page)
         token = page.token
         if token is None:
@@ -135,12 +135,14 @@ def survey_program(
     if not whole and stats.calls < max_calls:
         if _first_folder(prefix, keys[0]) != _first_folder(prefix, keys[-1]):
             # a first folder was read whole: how many folders there are may count the keys
-            listed: Page = yield Fetch(ListCall(prefix, delimiter="/", ordered=False))
+            listed: Page = yield from fetch_one(
+                ListCall(prefix, delimiter="/", ordered=False), stats=stats
+            )
             folders = [key[len(prefix) :] for key, obj in listed.entries if "Prefix" in obj]
             if listed.token is not None:
                 folders = None  # more folders than one page names: their count is not known
         else:  # the last call reads on: a prefix one page longer is then read whole
-            page = yield Fetch(ListCall(prefix, ordered=False), token)
+            page = yield from fetch_one(ListCall(prefix, ordered=False), token, stats=stats)
             keys += _keys(page)
             whole = page.token is None
             found = replace(found, keys=none_fit(whole))

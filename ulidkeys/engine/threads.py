@@ -1,0 +1,246 @@
+"""The thread shell of the engine: plans, programs and consumer runs carried out on a
+pool of threads, at most ``max_workers`` requests in flight.
+
+Generated from :mod:`ulidkeys.engine.tasks`, the asyncio shell, by ``scripts/unasync.py``: do
+not edit it; change that module and run ``make twins``. Everything it decides is the I/O-free
+machines' (:class:`~ulidkeys.engine.scheduling.Schedule`, the programs of
+:mod:`ulidkeys.engine.operations`, :class:`~ulidkeys.engine.consuming.Delivery`); this shell
+only sends and waits.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+from ulidkeys.engine.chains import CallT, Ordered, PageSource, Stats
+from ulidkeys.engine.consuming import Delivery, Run
+from ulidkeys.engine.operations import Collect, Fetch, Give, Operation, Pause, Program, Send
+from ulidkeys.engine.pools import ThreadPool
+from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers
+from ulidkeys.errors import require_bool
+from ulidkeys.planning.checkpoints import Checkpoint
+from ulidkeys.planning.plans import Plan
+
+Item = TypeVar("Item")
+T = TypeVar("T")
+_Self = TypeVar("_Self", bound="Results[Any]")
+_SelfConsumption = TypeVar("_SelfConsumption", bound="Consumption[Any]")
+
+
+def pages(
+    plan: Plan[CallT],
+    source: PageSource[CallT],
+    stats: Stats,
+    *,
+    max_workers: int = 8,
+    split: bool = False,
+) -> Iterator[list[Ordered]]:
+    """The plan's ``(position, item)`` entries in result order, a list at a time: the requests
+    its :class:`~ulidkeys.engine.scheduling.Schedule` asks for are sent to ``source``, at most
+    ``max_workers`` at once. Closing it cancels the requests in flight."""
+    schedule = Schedule(plan, stats, max_workers=max_workers, split=split)
+    pool = ThreadPool(schedule.threads, getattr(source, "client", None))
+    pending: dict[Any, Any] = {}
+    try:
+        while True:
+            entries = schedule.take()
+            for ticket, (call, token, limit) in schedule.requests():
+                pending[pool.submit(source.fetch, call, token, limit)] = ticket
+            pool.crowded(len(pending))
+            if entries is None:
+                return
+            if entries:
+                yield entries  # resumed once the caller wants more
+                continue
+            if not pending:  # a schedule that can neither send nor wait would spin forever
+                raise RuntimeError("the listing stalled: no request to send or to wait for")
+            for handle in pool.first_done(pending):
+                schedule.receive(pending.pop(handle), pool.result(handle))
+    finally:
+        pool.close()
+
+
+class Results(Yielded[Iterator[list[Ordered]]], Iterator[Item]):
+    """The items of a listing or query, in order, with ``.stats`` and ``.cursor``.
+
+    ``cursor`` is an opaque, JSON-safe string that resumes just past the last item yielded
+    (None before the first); pass it back as ``cursor=``. ``close()`` (or leaving its
+    ``with`` block) stops early: requests in flight are cancelled and no further ones
+    are sent.
+    """
+
+    def __next__(self) -> Item:
+        entry = next(self._entries, None)
+        while entry is None:
+            self._entries = iter(next(self._pages))
+            entry = next(self._entries, None)
+        return self._took(entry)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Stop: cancel the requests in flight and send no more."""
+        self._pages.close()  # type: ignore[attr-defined]
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def run(
+    plan: Plan[CallT],
+    source: PageSource[CallT],
+    *,
+    max_workers: int = 8,
+    split: bool = True,
+) -> Results[Any]:
+    """Run a plan: its chains concurrently (at most ``max_workers`` requests in flight).
+
+    ``split`` lists each ordered chain of a plan whose strategy is ``splittable`` as concurrent
+    time slices once its first page shows more than a few pages to go (not with a ``limit``).
+    """
+    check_workers(max_workers)
+    require_bool(split, "split")
+    return Results(
+        lambda stats: pages(plan, source, stats, max_workers=max_workers, split=split),
+        plan.cursor,
+    )
+
+
+class _Driver:
+    """Carries out a program's operations (see :mod:`ulidkeys.engine.operations`): pages from
+    ``source``, client calls on ``client``, pauses with ``sleep``."""
+
+    def __init__(
+        self,
+        source: PageSource[Any] | None,
+        stats: Stats,
+        client: Any,
+        max_workers: int,
+        sleep: Callable[[float], Any],
+    ) -> None:
+        self.source, self.stats, self.client = source, stats, client
+        self.max_workers, self.sleep = max_workers, sleep
+        self.result: Any = None
+        self._pool: ThreadPool | None = None  # for the program's pages, made at its first Fetch
+
+    def run(self, program: Program[Any]) -> Iterator[list[Ordered]]:
+        """What the program gives, as it gives it; what it returns goes to :attr:`result`.
+        An operation's exception is thrown into the program, which may handle it."""
+        answer: Any = None
+        failure: BaseException | None = None
+        try:
+            while True:
+                try:
+                    operation = program.send(answer) if failure is None else program.throw(failure)
+                except StopIteration as done:
+                    self.result = done.value
+                    return
+                answer, failure = None, None
+                if isinstance(operation, Give):
+                    if operation.entries:
+                        yield operation.entries
+                    continue
+                try:
+                    answer = self.carry_out(operation)
+                except BaseException as error:  # cancellation too: a write puts its batch back
+                    failure = error
+        finally:
+            program.close()
+            if self._pool is not None:
+                self._pool.close()
+
+    def carry_out(self, operation: Operation) -> Any:
+        """The answer to one operation (other than :class:`Give`)."""
+        if isinstance(operation, Send):
+            return getattr(self.client, operation.operation)(**operation.params)
+        if isinstance(operation, Pause):
+            return self.sleep(operation.seconds)
+        source = self.source
+        if source is None:
+            raise TypeError(f"{operation!r} needs a page source; this program was given none")
+        if isinstance(operation, Collect):
+            listed = pages(operation.plan, source, self.stats, max_workers=self.max_workers)
+            return [entry for page in listed for entry in page]
+        if isinstance(operation, Fetch):
+            if self._pool is None:
+                self._pool = ThreadPool(self.max_workers, getattr(source, "client", None))
+            pool = self._pool
+            return pool.gather([pool.submit(source.fetch, *r) for r in operation.requests])
+        raise TypeError(f"{operation!r} is not an operation of ulidkeys.engine.operations")
+
+
+def run_program(
+    program: Program[Any],
+    source: PageSource[Any],
+    stats: Stats,
+    *,
+    max_workers: int = 8,
+) -> Iterator[list[Ordered]]:
+    """What ``program`` gives (lists of entries, as it gives them), its plans and pages run on
+    ``source`` with at most ``max_workers`` requests in flight."""
+    return _Driver(source, stats, None, max_workers, time.sleep).run(program)
+
+
+def outcome(
+    program: Program[T],
+    source: PageSource[Any] | None = None,
+    *,
+    stats: Stats | None = None,
+    client: Any = None,
+    max_workers: int = 8,
+    sleep: Callable[[float], Any] = time.sleep,
+) -> T:
+    """What ``program`` returns, run to its end (a survey, a write): its pages from ``source``,
+    its client calls on ``client``, its pauses with ``sleep``; what it gives is dropped."""
+    driver = _Driver(source, Stats() if stats is None else stats, client, max_workers, sleep)
+    for _entries in driver.run(program):
+        pass
+    result: T = driver.result
+    return result
+
+
+class Consumption(Delivery, Generic[Item]):
+    """One consumer run: iterate for the new items (oldest first), then :meth:`commit`.
+
+    ``.checkpoint`` is the checkpoint after the items yielded so far; ``.window`` the listed
+    ``[start, end)``; ``.plan`` what the run lists; ``.stats`` what it cost. Not committing is
+    safe: the next run from the stored checkpoint yields the same items again. ``close()``
+    stops early; the checkpoint keeps what was yielded.
+    """
+
+    def __init__(self, run: Run, source: PageSource[Any]) -> None:
+        super().__init__(run)
+        self._pages = pages(run.plan, source, self.stats, max_workers=run.max_workers)
+        self._entries: Any = iter(())
+
+    def __iter__(self: _SelfConsumption) -> _SelfConsumption:
+        return self
+
+    def __next__(self) -> Item:
+        while True:
+            for position, item in self._entries:
+                if self.deliver(position):
+                    return item  # type: ignore[no-any-return]
+            try:
+                self._entries = iter(next(self._pages))
+            except StopIteration:
+                self.exhausted()
+                raise
+
+    def commit(self) -> Checkpoint:
+        """Store :attr:`checkpoint` over the version this run loaded (CheckpointConflict if
+        another consumer committed since); may be called again later in the same run."""
+        return self._store()
+
+    def close(self) -> None:
+        """Stop: cancel the requests in flight and send no more."""
+        self._pages.close()  # type: ignore[attr-defined]
+
+    def __enter__(self: _SelfConsumption) -> _SelfConsumption:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
