@@ -41,8 +41,8 @@ PUBLIC = (
 #: Modules documented whole, without an ``__all__``: every public name they define.
 WHOLE = ("ulidkeys.errors",)
 #: A Sphinx role nothing rendered: ``:class:`` before the code Markdown made of the backquoted
-#: name (or before the backquote itself).
-RAW_ROLE = re.compile(r":(?:py:)?[a-z]+:(?:<code>|`)")
+#: name (a role inside code, shown as an example, is ``<code>:class:`X`</code>``).
+RAW_ROLE = re.compile(r":(?:py:)?[a-z]+:<code>")
 #: A cross-reference autorefs could not resolve, rendered as plain code (its title: the target).
 PLAIN_REFERENCE = re.compile(r'<span title="(ulidkeys(?:\.\w+)+)"><code>')
 

@@ -6,16 +6,17 @@ The ``sphinx`` docstring style parses fields (``:param x:``), not roles: left al
 raw text on the page. Each role of ``ROLES`` is resolved the way Sphinx reads it, relative to
 the object whose docstring holds it: a full path; else a name in the scope of that object, its
 class (inherited members too), its module and the packages above (members and imports); else a
-name some module of the package exports (``__all__``), the nearest exporter winning. A target in
-the package becomes an autorefs cross-reference to its canonical path, which mkdocstrings
-registers wherever the object is rendered (under a public alias too): a link when the
-reference documents it, plain code when it is private. A target outside the package (the
-standard library, boto3, an optional extra) is plain code: the site loads no inventory. Written
-``!name`` (Sphinx's "no link") it is plain code too.
+name some module of the package exports (``__all__``), the nearest exporter winning; else the
+one object of the package defined under that name. A target in the package becomes an
+autorefs cross-reference to its canonical path, which mkdocstrings registers wherever the
+object is rendered (under a public alias too): a link when the reference documents it, plain
+code when it is private. A target outside the package (the standard library, boto3, an
+optional extra) is plain code, checked where its module is installed: the site loads no
+inventory. Written ``!name`` (Sphinx's "no link") a role is plain code, unchecked.
 
-A role whose target resolves to nothing, a role not in ``ROLES``, or a name two exporters give
-different objects for is a warning naming the object, the role and why: the strict build fails
-on it, so a role can never render raw or point at nothing.
+A role whose target resolves to nothing, a role not in ``ROLES``, or a name that stands for two
+objects is a warning naming the file, the line, the object, the role and why: the strict build
+fails on it, so a role can never render raw or point at nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from griffe import (
+    Alias,
     AliasResolutionError,
     CyclicAliasError,
     Extension,
@@ -133,28 +135,30 @@ class Resolver:
                 continue
             full = f"{base}.{rest}" if rest else base
             if base.split(".", 1)[0] != self.package.name:
-                return self._outside(full, target)
+                self._check_outside(full, target)
+                return None
             return self.lookup(full)
         found = self._exported(obj, head, target) or self._defined(head, target)
         if found is not None:
             return self.lookup(f"{found}.{rest}" if rest else found)
         if hasattr(builtins, head) or "." in path:
-            return self._outside(path, target)
+            self._check_outside(path, target)
+            return None
         raise Unresolved(
             f"{target!r} is no name in the scope of {obj.path}, no name the package exports "
             "and no built-in"
         )
 
-    def _outside(self, path: str, target: str) -> None:
+    def _check_outside(self, path: str, target: str) -> None:
         """Checks a name outside the package (``json.loads``, ``ValueError``) where its module
         is installed; one of a module the package imports but this machine lacks (an optional
-        extra) is taken as written. None: the site has nothing to link it to."""
+        extra) is taken as written. The site has nothing to link such a name to."""
         parts = path.split(".")
         if len(parts) == 1 and hasattr(builtins, path):
-            return None
+            return
         if importlib.util.find_spec(parts[0]) is None:
             if parts[0] in self.imported():
-                return None
+                return
             raise Unresolved(f"{target!r}: no module {parts[0]!r} is installed or imported")
         for split in range(len(parts), 0, -1):
             try:
@@ -166,7 +170,7 @@ class Resolver:
                     module = ".".join(parts[:split])
                     raise Unresolved(f"{target!r}: {module} has no {attribute!r}")
                 value = getattr(value, attribute)
-            return None
+            return
         raise Unresolved(f"{target!r}: no module of it imports")  # pragma: no cover
 
     def imported(self) -> set[str]:
@@ -190,7 +194,7 @@ class Resolver:
             return None
         if name in members:
             member = members[name]
-            return str(member.target_path if member.is_alias else member.path)
+            return str(member.target_path if isinstance(member, Alias) else member.path)
         if scope.is_module and name in scope.imports:
             return str(scope.imports[name])
         return None
