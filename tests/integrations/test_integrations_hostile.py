@@ -332,7 +332,7 @@ def test_every_dynamodb_type_is_a_row_spark_takes() -> None:
 )
 def test_an_item_past_the_sample_that_does_not_fit_is_named(sampled: object, later: object) -> None:
     items = [{"n": sampled}, {"n": later}, {"n": later}]
-    with pytest.raises(InvalidValue, match=r"attribute n=.* does not fit .*option\('sample'"):
+    with pytest.raises(InvalidValue, match=r'attribute n=.* does not fit .*option\("sample"'):
         spark_rows(items, sample=1)
 
 
