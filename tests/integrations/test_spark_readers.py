@@ -136,3 +136,27 @@ def test_the_dynamodb_reader_reads_exactly_the_window(aws: None, newest_first: s
     got = [row[sk_at] for row in rows]
     assert sorted(got) == sorted(k for k, ms in made if start <= ms < end)
     assert len(got) == len(set(got))
+
+
+def test_a_bucket_without_a_prefix_and_lines_without_a_byte_order_mark(aws: None) -> None:
+    """``bucket`` alone (no ``prefix``) is the whole bucket (it was refused: "option("prefix")=''
+    must be a non-empty string"); a UTF-8 byte-order mark is not part of line 1 (it was kept,
+    and ``json.loads`` failed on the line)."""
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket="top-events")
+    layout = KeyLayout("", period="day")
+    keys = [layout.key_for(ULID.new(at=T0 + n)) for n in range(3)]
+    for n, key in enumerate(keys):
+        s3.put_object(
+            Bucket="top-events", Key=key, Body=f'\ufeff{{"n": {n}}}\r\n\ufeffx\n'.encode()
+        )
+    options = {"bucket": "top-events", "period": "day", "since": str(T0), "until": str(T0 + 3),
+               "region": "us-east-1"}  # fmt: skip
+    source = S3Source(options)
+    assert sorted(row[0] for row in read_all(source.reader(source.schema()))) == sorted(keys)
+    lines = S3Source({**options, "contents": "lines"})
+    rows = read_all(lines.reader(lines.schema()))
+    assert sorted(json.loads(line)["n"] for _key, _at, number, line in rows if number == 1) == [
+        0, 1, 2
+    ]  # fmt: skip
+    assert {line for _key, _at, number, line in rows if number == 2} == {"\ufeffx"}  # not first

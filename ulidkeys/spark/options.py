@@ -13,6 +13,7 @@ from botocore.exceptions import (
     ConnectionClosedError,
     ConnectTimeoutError,
     EndpointConnectionError,
+    InvalidRegionError,
     NoCredentialsError,
     NoRegionError,
     ReadTimeoutError,
@@ -143,8 +144,12 @@ class SourceOptions:
                 "http://127.0.0.1:5000"
             )
         if region is not None:
-            with self.naming("region"):
+            try:
                 validate_region_name(region)
+            except InvalidRegionError:
+                raise InvalidValue(
+                    f'option("region")={region!r} is not a region name, e.g. us-east-1'
+                ) from None
         return ClientSettings(region, endpoint)
 
     def since_ms(self, why: str) -> int:
