@@ -18,6 +18,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ def run_page(page: Path) -> None:
     """Every block of ``page`` in one namespace, each ``# -> TEXT`` checked (as a script)."""
     namespace: dict[str, Any] = {"__name__": "docs"}
     for index, block in enumerate(blocks(page)):
-        filename = f"{page.name} block {index}"
+        filename, started = f"{page.name} block {index}", time.monotonic()
         prints = PrintsByLine(filename)
         namespace["print"] = prints
         exec(compile(block, filename, "exec"), namespace)
@@ -57,7 +58,7 @@ def run_page(page: Path) -> None:
                     f"{filename} line {line}: the comment says {expected.pattern!r}, "
                     f"it printed {text!r}"
                 )
-        sys.stdout.write(f"ran {filename}\n")
+        sys.stdout.write(f"ran {filename} in {time.monotonic() - started:.1f} s\n")
 
 
 def fill(endpoint: str) -> None:
