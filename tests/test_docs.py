@@ -131,12 +131,16 @@ def test_readme_example_runs(
     name, block = BLOCKS[index]
     if block.startswith(NOT_RUN):
         pytest.skip(f"marked as not run: {block.splitlines()[0][len(NOT_RUN) :]}")
-    filename = f"{name} block {index}"
-    prints = PrintsByLine(filename)
     with mock_aws():  # docs/ examples start their own moto; README snippets get _aws_names()
         given = _aws_names() if name in NAMES_GIVEN else {}
-        namespace = {"__name__": "docs", "print": prints, **given}
-        exec(compile(block, filename, "exec"), namespace)
+        run_block(block, f"{name} block {index}", {"__name__": "docs", **given})
+
+
+def run_block(block: str, filename: str, namespace: dict[str, Any]) -> None:
+    """Run ``block`` in ``namespace`` and check what each ``# -> TEXT`` line printed."""
+    prints = PrintsByLine(filename)
+    namespace["print"] = prints
+    exec(compile(block, filename, "exec"), namespace)
     for line, expected in shown_output(block).items():
         printed = prints.lines[line]
         assert printed, f"{filename} line {line} shows output but printed nothing"

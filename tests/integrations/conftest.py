@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from faults import moto_server
+from moto import mock_aws
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +26,17 @@ def worker_endpoint() -> Iterator[str]:
         os.environ.setdefault(name, value)
     with moto_server() as url:
         yield url
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """In-process moto, with fake credentials and a region (what a source's executor code
+    needs when it runs in this process)."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        yield
 
 
 @pytest.fixture(scope="module")

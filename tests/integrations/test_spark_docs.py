@@ -24,7 +24,7 @@ from typing import Any
 
 import boto3
 import pytest
-from test_docs import DOCS, SPARK_SESSION, PrintsByLine, shown_output
+from test_docs import DOCS, SPARK_SESSION, run_block
 
 from ulidkeys import ULID
 from ulidkeys.dynamodb import Entity
@@ -47,17 +47,7 @@ def run_page(page: Path) -> None:
     namespace: dict[str, Any] = {"__name__": "docs"}
     for index, block in enumerate(blocks(page)):
         filename, started = f"{page.name} block {index}", time.monotonic()
-        prints = PrintsByLine(filename)
-        namespace["print"] = prints
-        exec(compile(block, filename, "exec"), namespace)
-        for line, expected in shown_output(block).items():
-            printed = prints.lines[line]
-            assert printed, f"{filename} line {line} shows output but printed nothing"
-            for text in printed:
-                assert expected.fullmatch(text), (
-                    f"{filename} line {line}: the comment says {expected.pattern!r}, "
-                    f"it printed {text!r}"
-                )
+        run_block(block, filename, namespace)
         sys.stdout.write(f"ran {filename} in {time.monotonic() - started:.1f} s\n")
 
 

@@ -7,7 +7,6 @@ against a brute-force answer from fractions and numpy's own float32)."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
 
@@ -15,7 +14,6 @@ import boto3
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from moto import mock_aws
 
 pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ulidkeys[spark]')")
 pytest.importorskip("numpy")  # pyspark's own dependency: float32's shortest text
@@ -38,16 +36,11 @@ TABLE = {"table": "app", "pk": "Org#{org}", "sk": "Post#{id}", "fields": '{"org"
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """In-process moto with the bucket and the table the options name."""
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        boto3.client("s3").create_bucket(Bucket=BUCKET)
-        table = Entity(pk="Org#{org}", sk="Post#{id}").table_definition("app")
-        boto3.client("dynamodb").create_table(**table)
-        yield
+def made(aws: None) -> None:
+    """The bucket and the table the options name, in in-process moto."""
+    boto3.client("s3").create_bucket(Bucket=BUCKET)
+    table = Entity(pk="Org#{org}", sk="Post#{id}").table_definition("app")
+    boto3.client("dynamodb").create_table(**table)
 
 
 # --- each mistake when the source is made, naming the option ----------------------------------
@@ -82,7 +75,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     ],
 )
 def test_an_s3_mistake_is_refused_when_the_source_is_made(
-    aws: None, more: dict[str, str | None], error: type[Exception], shown: str
+    made: None, more: dict[str, str | None], error: type[Exception], shown: str
 ) -> None:
     options = {name: value for name, value in {**S3, **more}.items() if value is not None}
     with pytest.raises(error, match=shown):
@@ -90,7 +83,7 @@ def test_an_s3_mistake_is_refused_when_the_source_is_made(
 
 
 def test_the_bucket_is_looked_for_with_one_call_from_the_driver(
-    aws: None, monkeypatch: pytest.MonkeyPatch
+    made: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
     session = boto3.Session()  # the clients' default session, watched
@@ -120,7 +113,7 @@ def test_an_unreachable_endpoint_is_named(monkeypatch: pytest.MonkeyPatch) -> No
         S3Source(unreachable)
 
 
-def test_the_table_is_looked_for_with_the_sample_query(aws: None) -> None:
+def test_the_table_is_looked_for_with_the_sample_query(made: None) -> None:
     assert DynamoDBSource(TABLE).schema().fieldNames() == ["PK", "SK", "id_time"]
     with pytest.raises(ServiceError, match=r'option\("table"\)=\'absent\': no such table'):
         DynamoDBSource({**TABLE, "table": "absent"})
@@ -137,13 +130,13 @@ def test_the_table_is_looked_for_with_the_sample_query(aws: None) -> None:
     ],
 )
 def test_a_dynamodb_mistake_is_refused_when_the_source_is_made(
-    aws: None, more: dict[str, str], shown: str
+    made: None, more: dict[str, str], shown: str
 ) -> None:
     with pytest.raises(InvalidValue, match=shown):
         DynamoDBSource({**TABLE, **more})
 
 
-def test_a_stream_mistake_is_refused_before_the_query_starts(aws: None) -> None:
+def test_a_stream_mistake_is_refused_before_the_query_starts(made: None) -> None:
     stream = {name: value for name, value in S3.items() if name != "until"}
     source = S3Source(stream)  # a stream's options: no until
     assert source.streamReader(source.schema()).since_ms == T0

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ulidkeys[spark]')")
 
@@ -28,15 +26,6 @@ from ulidkeys.spark.s3 import S3Source
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR = 3_600_000
 LAYOUT = KeyLayout("events/", shards=2, period="hour", suffix=".json")
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        yield
 
 
 def objects(count: int, seed: int) -> list[tuple[str, int]]:
