@@ -24,7 +24,8 @@ from pyspark.sql.types import DecimalType
 from ulidkeys.dynamodb import Entity
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError
 from ulidkeys.spark import read_stream
-from ulidkeys.spark.dynamodb import DynamoDBSource, _decimal_cell, _is_float
+from ulidkeys.spark.cells import decimal_cell, is_float
+from ulidkeys.spark.dynamodb import DynamoDBSource
 from ulidkeys.spark.s3 import S3Source
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
@@ -177,7 +178,7 @@ DECIMALS = st.integers(1, 38).flatmap(lambda p: st.tuples(st.just(p), st.integer
 @example(Decimal("-0.00"), (1, 0))
 def test_a_decimal_cell_is_exact_or_refused(value: Decimal, kind: tuple[int, int]) -> None:
     precision, scale = kind
-    cell = _decimal_cell(value, DecimalType(precision, scale))
+    cell = decimal_cell(value, DecimalType(precision, scale))
     assert (cell is not None) == decimal_fits(value, precision, scale)
     if cell is not None:
         assert cell == value and cell.as_tuple().exponent == -scale
@@ -198,4 +199,4 @@ def test_a_float_cell_is_a_float32_that_reads_back_as_the_number(value: Decimal)
     with numpy.errstate(over="ignore"):
         single = numpy.float32(float(value))
     expected = bool(numpy.isfinite(single)) and Decimal(str(single)) == value
-    assert _is_float(value) == expected
+    assert is_float(value) == expected

@@ -21,7 +21,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 
 from ulidkeys.errors import InvalidType, InvalidValue, describe
-from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBReader, DynamoDBSource, infer_schema
+from ulidkeys.spark.cells import infer_schema
+from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBReader, DynamoDBSource
 from ulidkeys.spark.options import LINE_SCHEMA, OBJECT_SCHEMA, SourceOptions, layout_of
 from ulidkeys.spark.s3 import S3_FORMAT, S3Reader, S3Source, S3StreamReader, check_stream
 

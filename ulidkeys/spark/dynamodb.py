@@ -3,35 +3,20 @@ queried by an executor, the schema given or inferred from a sample."""
 
 from __future__ import annotations
 
-import json
-import re
-import struct
-import uuid
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Context, Decimal, Inexact, InvalidOperation
 from typing import Any
 
-from boto3.dynamodb.types import Binary
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceReader,
     InputPartition,
 )
 from pyspark.sql.types import (
-    BinaryType,
-    BooleanType,
-    ByteType,
     DataType,
     DecimalType,
-    DoubleType,
-    FloatType,
-    IntegerType,
-    LongType,
-    ShortType,
     StringType,
-    StructField,
     StructType,
     TimestampType,
 )
@@ -41,6 +26,16 @@ from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.plans import MAX_SLICES, Slice
 from ulidkeys.planning.queries import plan_window as query_plan
+from ulidkeys.spark.cells import (
+    FILLED_TYPES,
+    FITS,
+    decimal_cell,
+    infer_schema,
+    item_named,
+    json_text,
+    plain_cell,
+    reserved_attribute,
+)
 from ulidkeys.spark.options import (
     CLIENT_OPTIONS,
     DEFAULT_PARTITIONS,
@@ -89,192 +84,6 @@ class _Query:
         return ms_to_datetime(self.entity.scheme.timestamp_ms(id_text))
 
 
-def _is_whole(value: object, bits: int) -> bool:
-    """A whole number a signed integer of ``bits`` bits holds."""
-    return (
-        isinstance(value, Decimal)
-        and value.is_finite()
-        and value == value.to_integral_value()
-        and -(1 << (bits - 1)) <= value < 1 << (bits - 1)
-    )
-
-
-def _is_long(value: object) -> bool:
-    """A whole number in the range of Spark's ``bigint`` (outside it: a string of its digits)."""
-    return _is_whole(value, 64)
-
-
-def _is_double(value: object) -> bool:
-    """A number a double holds exactly as written (its shortest text reads back the same):
-    ``0.1`` is, a fraction of 20 significant digits or a whole number past 2**53 is not."""
-    if not isinstance(value, Decimal) or not value.is_finite():
-        return False
-    try:
-        return Decimal(repr(float(value))) == value
-    except OverflowError:  # past a double's range (DynamoDB's go to 10**126)
-        return False
-
-
-def _is_float(value: object) -> bool:
-    """A number Spark's 4-byte ``float`` holds as written: the float32 nearest to it, in its
-    shortest text that reads back to the same float32, is the number."""
-    if not _is_double(value):
-        return False
-    try:
-        single = struct.unpack("f", struct.pack("f", float(value)))[0]  # type: ignore[arg-type]
-    except OverflowError:  # past a float32's range
-        return False
-    for digits in range(1, 10):  # 9 significant digits tell every float32 apart
-        text = f"{single:.{digits}g}"
-        if struct.unpack("f", struct.pack("f", float(text)))[0] == single:
-            return Decimal(text) == value
-    return False  # pragma: no cover - 9 digits always read back
-
-
-def _decimal_cell(value: object, kind: DecimalType) -> Decimal | None:
-    """``value`` as a cell of ``decimal(p, s)`` with no digit lost: None if it has digits past
-    the scale (``19.999`` in ``decimal(10,2)``) or more whole digits than ``p - s``."""
-    if not isinstance(value, Decimal) or not value.is_finite():
-        return None
-    exact = Context(prec=200, traps=[Inexact, InvalidOperation])
-    try:
-        cell = value.quantize(Decimal(1).scaleb(-kind.scale), context=exact)
-    except (Inexact, InvalidOperation):
-        return None
-    if cell != value or len(cell.as_tuple().digits) > kind.precision:
-        return None
-    return cell
-
-
-def _type_of(value: object) -> DataType:
-    if isinstance(value, bool):
-        return BooleanType()
-    if isinstance(value, Decimal):
-        if _is_long(value):
-            return LongType()
-        # DynamoDB numbers have up to 38 digits: one a double would round keeps them as text
-        return DoubleType() if _is_double(value) else StringType()
-    if isinstance(value, (bytes, bytearray, Binary)):  # boto3 gives B attributes as Binary
-        return BinaryType()
-    return StringType()  # strings, and lists, maps and sets as JSON text
-
-
-def infer_schema(
-    items: Sequence[Mapping[str, Any]],
-    key_attrs: Sequence[str],
-    *,
-    id_time: str = ID_TIME,
-    others: str | None = None,
-) -> StructType:
-    """A schema for ``items``: every attribute seen (numbers: long, or double when any has a
-    fraction, or string beyond the range of a long; a type conflict: string), the key
-    attributes first, then the id time's column ``id_time``, then the column ``others``
-    (given: a string column for the attributes outside the schema, ``others=keep``).
-
-    An attribute named as one of those two columns is refused naming it (it would be
-    replaced), unless ``others`` is given: then it is not a column of its own but kept there.
-    """
-    found: dict[str, DataType] = {name: StringType() for name in key_attrs}
-    inexact: set[str] = set()  # columns with a whole number a double would round
-    reserved = {id_time} if others is None else {id_time, others}
-    for item in items:
-        for name, value in item.items():
-            if name in reserved:
-                if others is None:
-                    raise _reserved_attribute(name, item, key_attrs, id_time)
-                continue
-            kind, seen = _type_of(value), found.get(name)
-            if isinstance(kind, LongType) and not _is_double(value):
-                inexact.add(name)
-            if seen is None or seen == kind:
-                found[name] = kind
-            elif {type(seen), type(kind)} == {LongType, DoubleType}:
-                found[name] = DoubleType()
-            else:
-                found[name] = StringType()
-    for name in inexact:
-        if isinstance(found[name], DoubleType):  # fractions and a long past 2**53: text
-            found[name] = StringType()
-    fields = [StructField(name, kind, True) for name, kind in found.items()]
-    fields.append(StructField(id_time, TimestampType(), False))
-    if others is not None:
-        fields.append(StructField(others, StringType(), True))
-    return StructType(fields)
-
-
-def _item_named(item: Mapping[str, Any], key_attrs: Sequence[str]) -> str:
-    """``item PK='Org#acme', SK='Post#01HY...'``: how an error points at an item."""
-    keys = ", ".join(f"{name}={describe(item.get(name), 60)}" for name in key_attrs)
-    return f"item {keys}"
-
-
-def _reserved_attribute(
-    name: str, item: Mapping[str, Any], key_attrs: Sequence[str], id_time: str
-) -> InvalidValue:
-    option = "id_time_column" if name == id_time else "others_column"
-    return InvalidValue(
-        f"{_item_named(item, key_attrs)} has an attribute {name!r}, the name of the "
-        f"{'id time' if name == id_time else 'others'} column, which would replace it: name "
-        f'that column otherwise with option("{option}", ...), or keep the attribute with '
-        f'option("others", "keep")'
-    )
-
-
-#: What a number, boolean or binary column holds (strings hold anything: JSON text).
-_FITS: dict[type[DataType], Callable[[object], bool]] = {
-    LongType: _is_long,
-    IntegerType: lambda value: _is_whole(value, 32),
-    ShortType: lambda value: _is_whole(value, 16),
-    ByteType: lambda value: _is_whole(value, 8),
-    DoubleType: _is_double,
-    FloatType: _is_float,
-    BooleanType: lambda value: isinstance(value, bool),
-    BinaryType: lambda value: isinstance(value, (bytes, bytearray, Binary)),
-}
-#: The types a column of ``ulidkeys.dynamodb`` can have (the id time's column: a timestamp).
-FILLED_TYPES = (StringType, DecimalType, *_FITS)
-
-
-def _plain_cell(value: object, kind: DataType) -> object:
-    """A value that fits ``kind`` as the Python value Spark's column takes."""
-    if isinstance(kind, (LongType, IntegerType, ShortType, ByteType)):
-        return int(value)  # type: ignore[call-overload]
-    if isinstance(kind, (DoubleType, FloatType)):
-        return float(value)  # type: ignore[arg-type]
-    if isinstance(value, Binary):
-        value = value.value  # type: ignore[attr-defined]  # boto3 stubs omit it
-    if isinstance(kind, StringType) and not isinstance(value, str):
-        return _json_text(value)
-    return value
-
-
-#: Marks the digits of a number a double would round while its JSON text is written: they go
-#: in as they are (random, so no attribute's text can hold it).
-_EXACT = f"ulidkeys-exact-{uuid.uuid4().hex}:"
-
-
-def _json_text(value: object) -> str:
-    """JSON text of a list, map, set or number, every number with all its digits."""
-    text = json.dumps(value, default=_plain, sort_keys=True)
-    if _EXACT in text:
-        text = re.sub(f'"{_EXACT}([^"]*)"', r"\1", text)
-    return text
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Decimal):
-        if value == value.to_integral_value():
-            return int(value)
-        return float(value) if _is_double(value) else f"{_EXACT}{value}"
-    if isinstance(value, (set, frozenset)):
-        return sorted((item if isinstance(item, str) else _plain(item) for item in value), key=str)
-    if isinstance(value, Binary):
-        value = value.value  # type: ignore[attr-defined]  # boto3 stubs omit it
-    if isinstance(value, (bytes, bytearray)):
-        return value.hex()
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
 OTHERS_MODES = ("fail", "drop", "keep")
 
 
@@ -307,12 +116,12 @@ class _Rows:
         keep = self.others == "keep"
         outside = [name for name in item if name not in self.attributes]
         if self.id_time in item and self.id_time in self.names and not keep:
-            raise _reserved_attribute(self.id_time, item, self.key_attrs, self.id_time)
+            raise reserved_attribute(self.id_time, item, self.key_attrs, self.id_time)
         if outside and self.others == "fail":
             shown = ", ".join(repr(name) for name in sorted(outside)[:5])
             more = f" and {len(outside) - 5} more" if len(outside) > 5 else ""
             raise InvalidValue(
-                f"{_item_named(item, self.key_attrs)} has attribute(s) {shown}{more} outside "
+                f"{item_named(item, self.key_attrs)} has attribute(s) {shown}{more} outside "
                 f"the schema ({self._origin()}): keep them in a JSON column with "
                 'option("others", "keep"), leave them out with option("others", "drop"), or '
                 + ("raise the sample" if self.sample is not None else "add them to .schema()")
@@ -322,7 +131,7 @@ class _Rows:
             if name == self.id_time:
                 cells.append(id_time)
             elif keep and name == self.others_column:
-                cells.append(_json_text({n: item[n] for n in outside}) if outside else None)
+                cells.append(json_text({n: item[n] for n in outside}) if outside else None)
             else:
                 cells.append(self._cell(item, name, kind))
         return tuple(cells)
@@ -336,13 +145,13 @@ class _Rows:
         if value is None:
             return None
         if isinstance(kind, DecimalType):
-            cell = _decimal_cell(value, kind)
+            cell = decimal_cell(value, kind)
             if cell is not None:
                 return cell
         else:
-            fits = _FITS.get(type(kind))
+            fits = FITS.get(type(kind))
             if fits is None or fits(value):
-                return _plain_cell(value, kind)
+                return plain_cell(value, kind)
         fix = (
             'raise option("sample"), or give the column\'s type with .schema(...)'
             if self.sample is not None
@@ -350,7 +159,7 @@ class _Rows:
             "or string, which holds every number with all its digits)"
         )
         raise InvalidValue(
-            f"attribute {name}={describe(value)} of {_item_named(item, self.key_attrs)} does "
+            f"attribute {name}={describe(value)} of {item_named(item, self.key_attrs)} does "
             f"not fit its column's type {kind.simpleString()} ({self._origin()}) without "
             f"rounding or overflow: {fix}"
         )

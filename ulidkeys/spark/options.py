@@ -275,7 +275,7 @@ def layout_of(options: SourceOptions) -> tuple[str, KeyLayout]:
             raise InvalidValue(f'option("prefix")={describe(prefix)} must be a string')
         with options.naming("bucket"):
             check_bucket_name(bucket)
-    settings = [name for name in LAYOUT_OPTIONS if name in options.given]
+    settings = [name for name in LAYOUT_OPTIONS[2:] if name in options.given]  # not the bucket
     with options.naming(*settings):
         layout = KeyLayout(
             prefix=prefix,
