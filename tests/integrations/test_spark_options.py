@@ -200,3 +200,23 @@ def test_a_float_cell_is_a_float32_that_reads_back_as_the_number(value: Decimal)
         single = numpy.float32(float(value))
     expected = bool(numpy.isfinite(single)) and Decimal(str(single)) == value
     assert is_float(value) == expected
+
+
+def test_the_driver_s_set_up_and_a_refused_call_are_named(
+    made: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ServiceError, match=r'option\("table"\)=\'app\': Query was refused \(Val'):
+        DynamoDBSource({**TABLE, "pk_attr": "pk"})  # the table's key attribute is PK
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    without_region = {name: value for name, value in TABLE.items() if name != "region"}
+    with pytest.raises(InvalidValue, match=r'no AWS region is set on the driver; pass option\("'):
+        DynamoDBSource(without_region)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    for name in ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"):
+        monkeypatch.setenv(name, "/nonexistent")
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # none kept from before
+    with pytest.raises(ServiceError, match=r"no AWS credentials found on the driver"):
+        S3Source(S3)
