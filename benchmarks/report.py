@@ -28,7 +28,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from report_data import write_data
+from report_data import escape_text, write_data
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -110,7 +110,7 @@ def how_measured(script: str) -> str:
         paragraphs.append(" ".join(paragraph.split()))
     described = re.sub(r" ?Run:( ``[^`]*``\.?)?", "", " ".join(paragraphs))
     described = re.sub(r":[a-z]+:`", "`", re.sub(r"^Benchmark: ", "", described)).strip()
-    return described[:1].upper() + described[1:]
+    return escape_text(described[:1].upper() + described[1:])
 
 
 def versions() -> str:
@@ -138,7 +138,8 @@ def _aligned(line: str) -> bool:
 def as_markdown(output: str) -> str:
     """The script's output as Markdown: its Markdown tables as tables, tables of aligned text
     as preformatted blocks, each other line of text its own paragraph (not run together with
-    the next), each chart it wrote shown as an image."""
+    the next), each chart it wrote shown as an image; text outside code shown as printed
+    (``escape_text``: ``<ulid>`` is no HTML tag)."""
     lines: list[str] = []
     fenced = aligned = False
     for line in _CHART.sub(lambda found: f"![chart]({found.group(1)})", output).splitlines():
@@ -155,7 +156,7 @@ def as_markdown(output: str) -> str:
             continue
         if not fenced and lines and lines[-1] and line.startswith("|") != lines[-1].startswith("|"):
             lines.append("")  # a table starts or ends: a block of its own
-        lines.append(line)
+        lines.append(line if fenced or line.startswith("```") else escape_text(line))
         if not fenced and line.strip() and not line.startswith(("|", "```")):
             lines.append("")
     if aligned:

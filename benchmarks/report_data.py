@@ -14,6 +14,11 @@ The data file: ``{"made", "commit", "sections": [{"title", "script", "run_as", "
 block of aligned text (its columns split at two or more spaces), with the line of text above it
 as its caption; ``lines`` are the section's other lines of text (targets, summaries).
 
+A script's text is Markdown, shown as it printed it: a ``<`` or an entity-like ``&`` outside
+code spans is escaped on the page (:func:`escape_text`; ``<ulid>`` was an HTML tag, gone from
+the heading and its table of contents) and read back unescaped (:func:`unescape_text`), so the
+data file holds the text as printed.
+
 A figure is a number followed by a unit of :data:`UNITS` (``11.86 s``, ``0.073x``, ``1,037
 calls``); a bare number in a table takes the unit its column header names (``wall s``, ``ns per
 id``, ``x faster``), else the one its caption names (``ms per page``).
@@ -49,6 +54,36 @@ _HEADER_UNIT = re.compile(r"(?:^|[\s(/])(?P<unit>ns|µs|ms|s|x|MiB|KiB)(?=$|[\s)
 #: A column of counts: its header starts with what it counts ("keys read", "calls").
 _HEADER_COUNT = re.compile(r"^(?P<unit>calls|keys|items)\b")
 _SINGULAR = {"calls": "calls", "call": "calls", "keys": "keys", "key": "keys"}
+
+
+#: ``&`` that HTML would read as the start of an entity (``&lt;``, ``&#38;``, ``&#x26;``).
+_ENTITY = r"(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9a-fA-F]+);"
+_TO_ESCAPE = re.compile(rf"[<>]|&(?={_ENTITY})")
+_ESCAPED = re.compile(rf"&lt;|&gt;|&amp;(?={_ENTITY})")
+#: An inline code span (Markdown shows its text as written: nothing in it is escaped).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
+def _outside_code(text: str, pattern: re.Pattern[str], replacements: dict[str, str]) -> str:
+    parts = []
+    last = 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [pattern.sub(lambda m: replacements[m[0]], text[last : span.start()]), span[0]]
+        last = span.end()
+    parts.append(pattern.sub(lambda m: replacements[m[0]], text[last:]))
+    return "".join(parts)
+
+
+def escape_text(text: str) -> str:
+    """A line of a script's Markdown with what HTML would read as markup escaped outside code
+    spans: every ``<`` (a tag, an autolink, a comment) and ``>`` (its end, a quote), and each
+    ``&`` that starts an entity."""
+    return _outside_code(text, _TO_ESCAPE, {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
+
+
+def unescape_text(text: str) -> str:
+    """The line :func:`escape_text` was given."""
+    return _outside_code(text, _ESCAPED, {"&lt;": "<", "&gt;": ">", "&amp;": "&"})
 
 
 @dataclass(frozen=True)
@@ -99,7 +134,7 @@ def caption_unit(caption: str) -> str | None:
 
 
 def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    return [unescape_text(cell.strip()) for cell in line.strip().strip("|").split("|")]
 
 
 def _aligned_rows(block: list[str]) -> list[list[str]]:
@@ -122,7 +157,7 @@ def parse_report(markdown: str) -> dict[str, Any]:
         lines = chunk.splitlines()
         run = re.search(r"\[`benchmarks/([\w.]+)`\].*?run as `([^`]*)`", chunk)
         section: dict[str, Any] = {
-            "title": lines[0].strip(),
+            "title": unescape_text(lines[0].strip()),
             "script": run.group(1) if run else None,
             "run_as": run.group(2) if run else None,
             "tables": [],
@@ -157,7 +192,7 @@ def parse_report(markdown: str) -> dict[str, Any]:
                     section["lines"] += [" ".join(row) for row in rows]
                 caption = None
                 continue
-            text = line.strip()
+            text = unescape_text(line.strip())
             if text and not text.startswith(("**How:**", "[`benchmarks/", "![")):
                 section["lines"].append(text.removeprefix("### ").removeprefix("- "))
                 caption = text

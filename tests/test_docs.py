@@ -38,6 +38,9 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 READMELIKE = "<!-- docs-test: readme-names -->"
 #: The first line of a block that cannot run here (it needs real AWS, say), with the reason.
 NOT_RUN = "# not run: "
+#: A page whose blocks run in order on one SparkSession: tests/integrations/test_spark_docs.py
+#: runs them (they need Java, and it is slow), not the tests of this file.
+SPARK_SESSION = "<!-- docs-test: spark-session -->"
 BLOCKS = [
     (str(doc.relative_to(ROOT)), block)
     for doc in DOCS
@@ -48,6 +51,12 @@ NAMES_GIVEN = {
     for doc in DOCS
     if doc.name == "README.md" or READMELIKE in doc.read_text()
 }
+#: The blocks this file runs (the others are on a page marked SPARK_SESSION).
+RUN_HERE = [
+    index
+    for index, (name, _block) in enumerate(BLOCKS)
+    if SPARK_SESSION not in (ROOT / name).read_text()
+]
 SHOWN = re.compile(r"print\(.*\)\s+# -> (.*)$")
 
 
@@ -87,9 +96,11 @@ def test_every_python_block_runs_or_is_marked(capsys: pytest.CaptureFixture[str]
     """How many blocks run and how many are marked as not run (each with its reason)."""
     marked = [(name, block.splitlines()[0]) for name, block in BLOCKS if block.startswith(NOT_RUN)]
     assert all(len(line) > len(NOT_RUN) + 3 for _, line in marked), "a marked block says why"
+    on_spark = len(BLOCKS) - len(RUN_HERE)
     with capsys.disabled():
         print(
-            f"\ndocs: {len(BLOCKS) - len(marked)} python blocks run, {len(marked)} marked not run"
+            f"\ndocs: {len(BLOCKS) - len(marked)} python blocks run ({on_spark} of them on a "
+            f"SparkSession, by tests/integrations/test_spark_docs.py), {len(marked)} marked not run"
         )
     assert len(BLOCKS) - len(marked) >= 25  # the site shows examples on every guide
 
@@ -111,7 +122,7 @@ def _aws_names() -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=lambda i: f"{BLOCKS[i][0]}-{i}")
+@pytest.mark.parametrize("index", RUN_HERE, ids=lambda i: f"{BLOCKS[i][0]}-{i}")
 def test_readme_example_runs(
     index: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -120,12 +131,16 @@ def test_readme_example_runs(
     name, block = BLOCKS[index]
     if block.startswith(NOT_RUN):
         pytest.skip(f"marked as not run: {block.splitlines()[0][len(NOT_RUN) :]}")
-    filename = f"{name} block {index}"
-    prints = PrintsByLine(filename)
     with mock_aws():  # docs/ examples start their own moto; README snippets get _aws_names()
         given = _aws_names() if name in NAMES_GIVEN else {}
-        namespace = {"__name__": "docs", "print": prints, **given}
-        exec(compile(block, filename, "exec"), namespace)
+        run_block(block, f"{name} block {index}", {"__name__": "docs", **given})
+
+
+def run_block(block: str, filename: str, namespace: dict[str, Any]) -> None:
+    """Run ``block`` in ``namespace`` and check what each ``# -> TEXT`` line printed."""
+    prints = PrintsByLine(filename)
+    namespace["print"] = prints
+    exec(compile(block, filename, "exec"), namespace)
     for line, expected in shown_output(block).items():
         printed = prints.lines[line]
         assert printed, f"{filename} line {line} shows output but printed nothing"

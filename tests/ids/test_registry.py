@@ -25,6 +25,7 @@ from ulidkeys.ids.registry import (
     scheme_named,
     sortable_samples,
 )
+from ulidkeys.timeinput import now_ms
 
 
 def scheme_modules() -> list[ModuleType]:
@@ -128,3 +129,25 @@ def test_inspect_reads_a_named_only_scheme_when_told() -> None:
     number = str(3 << 16)  # sequence 3 (the 8 bits above the 16-bit machine id)
     assert all(c.scheme != "sonyflake" for c in inspect(number).candidates)
     assert inspect(number, scheme="sonyflake").fields == {"machine_id": 0, "sequence": 3}
+
+
+def test_a_scheme_made_from_a_clock_and_random_bits_has_new() -> None:
+    # Layouts and entities make keys with scheme.new() (KeyLayout.new_key, Bucket.put_new,
+    # Entity.keys): a registered scheme whose ids come from a clock and random bits and that
+    # needs no node must have it (docs/project/contributing.md, "Adding an id scheme").
+    checked = []
+    for entry in REGISTRATIONS:
+        scheme = entry.sample
+        if not entry.generated or entry.takes_node:
+            continue
+        make = getattr(scheme, "new", None)
+        assert callable(make), f"{entry.name}: a generated scheme without takes_node needs new()"
+        before = now_ms()
+        made = make()
+        after = now_ms()
+        assert scheme.parse(made) == made, entry.name
+        if entry.clock:
+            ms = scheme.timestamp_ms(made)
+            assert before - scheme.resolution_ms < ms <= after, (entry.name, before, ms, after)
+        checked.append(entry.name)
+    assert {"ulid", "uuid7", "ksuid", "objectid", "uuid4"} <= set(checked)

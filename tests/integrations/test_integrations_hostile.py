@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -276,9 +277,13 @@ VALUES: dict[str, Any] = {
 }
 
 
-def spark_rows(items: list[dict[str, Any]], sample: int) -> tuple[Any, list[dict[str, Any]]]:
+def spark_rows(
+    items: list[dict[str, Any]], sample: int, given: Any = None, **more: str
+) -> tuple[Any, list[dict[str, Any]]]:
     """``items`` stored at increasing times in a moto table, read by ``ulidkeys.dynamodb``'s
-    reader with the schema inferred from the first ``sample``; each row checked by pyspark."""
+    reader with the schema inferred from the first ``sample`` (or ``given``, as Spark hands a
+    source a schema given with ``.schema(...)``: without asking it for one), ``more`` options
+    added; each row checked by pyspark."""
     source_module = pytest.importorskip("ulidkeys.spark.dynamodb")
     types = pytest.importorskip("pyspark.sql.types")
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
@@ -293,9 +298,9 @@ def spark_rows(items: list[dict[str, Any]], sample: int) -> tuple[Any, list[dict
                 writer.put(entity.keys(org="a", id=ULID.new(at=T0 + index)) | item)
         options = {"table": "hostile", "pk": "Org#{org}", "sk": "Post#{id}", "since": str(T0),
                    "until": str(T0 + 100), "fields": '{"org": "a"}', "partitions": "1",
-                   "sample": str(sample), "region": "us-east-1"}  # fmt: skip
+                   "sample": str(sample), "region": "us-east-1", **more}  # fmt: skip
         source = source_module.DynamoDBSource(options)
-        schema = source.schema()
+        schema = source.schema() if given is None else given
         reader = source.reader(schema)
         verify = types._make_type_verifier(schema)
         rows = []
@@ -332,7 +337,7 @@ def test_every_dynamodb_type_is_a_row_spark_takes() -> None:
 )
 def test_an_item_past_the_sample_that_does_not_fit_is_named(sampled: object, later: object) -> None:
     items = [{"n": sampled}, {"n": later}, {"n": later}]
-    with pytest.raises(InvalidValue, match=r"attribute n=.* does not fit .*option\('sample'"):
+    with pytest.raises(InvalidValue, match=r'attribute n=.* does not fit .*option\("sample"'):
         spark_rows(items, sample=1)
 
 
@@ -363,3 +368,125 @@ def test_a_number_past_the_sample_a_double_would_round_is_named() -> None:
     items = [{"n": Decimal("0.5")}, {"n": PRECISE}]
     with pytest.raises(InvalidValue, match=r"attribute n=.* does not fit its column's type double"):
         spark_rows(items, sample=1)
+
+
+def given_schema(**columns: str) -> Any:
+    """A schema as ``.schema("SK string, price decimal(10,2)")`` hands it to the source."""
+    types = pytest.importorskip("pyspark.sql.types")
+    made = {
+        "string": types.StringType(), "bigint": types.LongType(), "int": types.IntegerType(),
+        "smallint": types.ShortType(), "tinyint": types.ByteType(), "float": types.FloatType(),
+        "double": types.DoubleType(), "timestamp": types.TimestampType(),
+        "array": types.ArrayType(types.StringType()),
+    }  # fmt: skip
+    fields = []
+    for name, kind in columns.items():
+        found = re.fullmatch(r"decimal\((\d+),(\d+)\)", kind)
+        data_type = types.DecimalType(*map(int, found.groups())) if found else made[kind]
+        fields.append(types.StructField(name, data_type, True))
+    return types.StructType(fields)
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "cell"),
+    [
+        ("decimal(10,2)", "19.999", None),  # was Decimal('20.00'), no error
+        ("decimal(10,2)", "19.99", Decimal("19.99")),
+        ("decimal(10,2)", "12345678.5", Decimal("12345678.50")),
+        ("decimal(10,2)", "123456789.5", None),  # 9 whole digits: decimal(10,2) holds 8
+        ("decimal(38,0)", "1E+40", None),
+        ("int", "3000000000", None),  # was pyarrow's ArrowInvalid, naming no attribute
+        ("int", "2147483647", 2**31 - 1),
+        ("int", "-2147483648", -(2**31)),
+        ("int", "2147483648", None),
+        ("smallint", "32768", None),
+        ("tinyint", "-128", -128),
+        ("tinyint", "128", None),
+        ("bigint", str(2**63), None),
+        ("float", "0.5", 0.5),
+        ("float", "0.1", 0.1),  # the float32 nearest 0.1 reads back as 0.1
+        ("float", "0.1000000001", None),  # a float32 keeps about 7 digits
+        ("float", "1e39", None),  # past a float32's range
+        ("double", "0.1", 0.1),
+        ("double", "0.12345678901234567890123", None),
+    ],
+)
+def test_a_given_column_never_rounds_nor_overflows(kind: str, value: str, cell: object) -> None:
+    items = [{"n": Decimal(value)}]
+    schema = given_schema(SK="string", n=kind)
+    if cell is None:
+        shown = r"attribute n=Decimal\('.*'\) of item PK='Org#a', SK='Post#.*' does not fit .*"
+        with pytest.raises(InvalidValue, match=shown + r"given with \.schema"):
+            spark_rows(items, 1, schema)
+        return
+    _schema, [row] = spark_rows(items, 1, schema)
+    assert row["n"] == cell and type(row["n"]) is type(cell)
+
+
+LATE = [{"n": Decimal(1)}, {"n": Decimal(2)}, {"n": Decimal(3), "note": "late", "m": {1, 2}}]
+
+
+def test_an_attribute_past_the_sample_fails_naming_it_by_default() -> None:
+    with pytest.raises(InvalidValue, match=r"has attribute\(s\) 'm', 'note' outside the sch"):
+        spark_rows(LATE, 2)  # was: no note or m column, and no error
+    schema, rows = spark_rows(LATE, 3)  # a sample that sees them makes their columns
+    assert {"note", "m"} <= set(schema.fieldNames()) and rows[2]["note"] == "late"
+
+
+def test_an_attribute_past_the_sample_is_kept_or_dropped_as_asked() -> None:
+    schema, rows = spark_rows(LATE, 2, others="keep")
+    assert schema.fieldNames() == ["PK", "SK", "n", "id_time", "_others"]
+    assert [row["_others"] for row in rows] == [None, None, '{"m": [1, 2], "note": "late"}']
+    schema, rows = spark_rows(LATE, 2, others="keep", others_column="rest")
+    assert schema.fieldNames()[-1] == "rest" and rows[2]["rest"].startswith('{"m"')
+    schema, rows = spark_rows(LATE, 2, others="drop")
+    assert "note" not in schema.fieldNames() and [row["n"] for row in rows] == [1, 2, 3]
+
+
+def test_a_given_schema_leaves_out_what_it_lacks_unless_asked_otherwise() -> None:
+    """A schema given with .schema(...) chooses the columns, as Spark's JSON reader's does."""
+    schema = given_schema(SK="string", n="bigint")
+    _schema, rows = spark_rows(LATE, 1, schema)
+    assert [row["n"] for row in rows] == [1, 2, 3]
+    with pytest.raises(InvalidValue, match=r"has attribute\(s\) 'PK' outside .*given with"):
+        spark_rows(LATE, 1, schema, others="fail")
+    with pytest.raises(InvalidValue, match=r"column '_others': add it to \.schema"):
+        spark_rows(LATE, 1, schema, others="keep")  # refused before any row is read
+    kept = given_schema(SK="string", n="bigint", _others="string")
+    _schema, rows = spark_rows(LATE, 1, kept, others="keep")
+    assert json.loads(rows[2]["_others"]) == {"PK": "Org#a", "m": [1, 2], "note": "late"}
+
+
+def test_an_attribute_named_as_the_id_time_column_is_never_replaced() -> None:
+    items = [{"n": Decimal(1)}, {"id_time": "mine"}]
+    with pytest.raises(InvalidValue, match=r"attribute 'id_time', the name of the id time col"):
+        spark_rows(items, 2)  # in the sample: refused when the schema is inferred
+    with pytest.raises(InvalidValue, match=r"option\(\"id_time_column\", \.\.\.\)"):
+        spark_rows(items, 1)  # past the sample: refused when its row is made
+    with pytest.raises(InvalidValue, match="would replace it"):
+        spark_rows(items, 1, given_schema(SK="string", id_time="timestamp"))
+    schema, rows = spark_rows(items, 2, id_time_column="made")
+    assert schema.fieldNames() == ["PK", "SK", "n", "id_time", "made"]
+    assert [row["id_time"] for row in rows] == [None, "mine"]
+    assert [row["made"].timestamp() * 1000 for row in rows] == [T0, T0 + 1]
+    _schema, rows = spark_rows(items, 1, others="keep")
+    assert [row["_others"] for row in rows] == [None, '{"id_time": "mine"}']
+    _schema, rows = spark_rows(items, 1, given_schema(SK="string"))  # no id time column
+    assert [row["SK"][:5] for row in rows] == ["Post#", "Post#"]
+
+
+@pytest.mark.parametrize(
+    ("columns", "more", "shown"),
+    [
+        ({"id_time": "string"}, {}, "the id time's column is a timestamp"),
+        ({"made": "timestamp"}, {}, "column 'made' of .schema.* is timestamp"),
+        ({"tags": "array"}, {}, "column 'tags' of .schema.* is array<string>"),
+        ({"n": "bigint"}, {"others": "sometimes"}, r'option\("others"\)=\'sometimes\''),
+        ({"n": "bigint"}, {"others_column": "id_time"}, "give them two names"),
+    ],
+)
+def test_a_given_schema_the_source_cannot_fill_is_refused_before_any_row(
+    columns: dict[str, str], more: dict[str, str], shown: str
+) -> None:
+    with pytest.raises(InvalidValue, match=shown):
+        spark_rows([{"n": Decimal(1)}], 1, given_schema(SK="string", **columns), **more)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ulidkeys[spark]')")
 
@@ -28,15 +26,6 @@ from ulidkeys.spark.s3 import S3Source
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR = 3_600_000
 LAYOUT = KeyLayout("events/", shards=2, period="hour", suffix=".json")
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        yield
 
 
 def objects(count: int, seed: int) -> list[tuple[str, int]]:
@@ -136,3 +125,27 @@ def test_the_dynamodb_reader_reads_exactly_the_window(aws: None, newest_first: s
     got = [row[sk_at] for row in rows]
     assert sorted(got) == sorted(k for k, ms in made if start <= ms < end)
     assert len(got) == len(set(got))
+
+
+def test_a_bucket_without_a_prefix_and_lines_without_a_byte_order_mark(aws: None) -> None:
+    """``bucket`` alone (no ``prefix``) is the whole bucket (it was refused: "option("prefix")=''
+    must be a non-empty string"); a UTF-8 byte-order mark is not part of line 1 (it was kept,
+    and ``json.loads`` failed on the line)."""
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket="top-events")
+    layout = KeyLayout("", period="day")
+    keys = [layout.key_for(ULID.new(at=T0 + n)) for n in range(3)]
+    for n, key in enumerate(keys):
+        s3.put_object(
+            Bucket="top-events", Key=key, Body=f'\ufeff{{"n": {n}}}\r\n\ufeffx\n'.encode()
+        )
+    options = {"bucket": "top-events", "period": "day", "since": str(T0), "until": str(T0 + 3),
+               "region": "us-east-1"}  # fmt: skip
+    source = S3Source(options)
+    assert sorted(row[0] for row in read_all(source.reader(source.schema()))) == sorted(keys)
+    lines = S3Source({**options, "contents": "lines"})
+    rows = read_all(lines.reader(lines.schema()))
+    assert sorted(json.loads(line)["n"] for _key, _at, number, line in rows if number == 1) == [
+        0, 1, 2
+    ]  # fmt: skip
+    assert {line for _key, _at, number, line in rows if number == 2} == {"\ufeffx"}  # not first

@@ -2,7 +2,8 @@
 
 Layouts, entities and planners are written once against :class:`IdScheme`: a scheme says how
 its text looks, how to read the time out of an id, which ids are the smallest and largest of a
-millisecond, where the id space ends, and which of its bits are random (for shards).
+millisecond, where the id space ends, and which of its bits are random (for shards); one that
+can make ids has ``new()``, which layouts and entities call for a fresh key.
 """
 
 from __future__ import annotations
@@ -15,7 +16,17 @@ from ulidkeys.errors import InvalidType, InvalidValue, describe, require_str
 
 @runtime_checkable
 class IdScheme(Protocol):
-    """What ulidkeys needs to know about an id scheme."""
+    """What ulidkeys needs to know about an id scheme.
+
+    Beside these members, a scheme that can make ids has ``new() -> str``: the canonical text
+    of a fresh id of the wall clock's time, its random bits from the OS (``os.urandom``).
+    Layouts and entities call it (``KeyLayout.new_key``, so ``Bucket.put_new`` and presigned
+    uploads; ``Entity.keys()`` given no id), and refuse to make keys for a scheme without it. It
+    is not a member of the protocol because schemes that need more to make an id do without
+    (Snowflakes need a node: ``generator_for(name, node=...)``; tickets come from a counter).
+    The every-scheme tests require it of every registered scheme made from a clock and random
+    bits that takes no node.
+    """
 
     #: Short name, e.g. ``"ulid"``, ``"uuid7"``, ``"ksuid"``.
     name: str
@@ -58,7 +69,13 @@ class IdScheme(Protocol):
         ...
 
     def random_bits(self, text: str) -> int | None:
-        """The id's random bits as an integer, or None when the scheme has none (shards)."""
+        """The id's bits beside its time as an integer (random, or a process value and a
+        counter as ObjectId's): :func:`shard_of` takes a key's shard from them.
+
+        None only for a ``numeric`` scheme (decimal text: Snowflakes, tickets), whose ids are
+        sharded by a hash of their text instead; every other time-sortable scheme returns its
+        bits, never None (the every-scheme tests hold both).
+        """
         ...
 
 

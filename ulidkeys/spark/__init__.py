@@ -11,8 +11,9 @@ partitions and the rows: :func:`register` adds
 - ``spark.readStream.format("ulidkeys.s3")``: what is new since the last micro-batch, whose
   offsets are the library's consumer :class:`~ulidkeys.planning.checkpoints.Checkpoint` JSON.
 
-Options are checked on the driver when the DataFrame is defined (``load()``), before any task.
-Needs ``pip install 'ulidkeys[spark]'`` (pyspark 4.2+ and pyarrow).
+Options are checked on the driver when the DataFrame is defined (``load()``), before any task,
+with one call that shows the bucket or table is there; an error names the option (or, for a
+row, the attribute) it is about. Needs ``pip install 'ulidkeys[spark]'`` (pyspark 4.2+ and pyarrow).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 
 from ulidkeys.errors import InvalidType, InvalidValue, describe
-from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBReader, DynamoDBSource, infer_schema
+from ulidkeys.spark.cells import infer_schema
+from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBReader, DynamoDBSource
 from ulidkeys.spark.options import LINE_SCHEMA, OBJECT_SCHEMA, SourceOptions, layout_of
-from ulidkeys.spark.s3 import S3_FORMAT, S3Reader, S3Source, S3StreamReader
+from ulidkeys.spark.s3 import S3_FORMAT, S3Reader, S3Source, S3StreamReader, check_stream
 
 __all__ = [
     "DYNAMODB_FORMAT",
@@ -36,6 +38,7 @@ __all__ = [
     "S3StreamReader",
     "infer_schema",
     "read",
+    "read_stream",
     "register",
     "window_urls",
 ]
@@ -72,3 +75,12 @@ def read(spark: SparkSession, source: str, **options: str) -> DataFrame:
     if isinstance(checked, S3Source):
         checked.reader(OBJECT_SCHEMA)
     return spark.read.format(source).options(**options).load()
+
+
+def read_stream(spark: SparkSession, **options: str) -> DataFrame:
+    """``spark.readStream.format("ulidkeys.s3").options(**options).load()`` with the options
+    checked here first, the stream's own rules included (no ``until``, no ``contents=lines``),
+    which Spark lets a source check only when the query starts."""
+    check_stream(SourceOptions(options))
+    S3Source(options)
+    return spark.readStream.format(S3_FORMAT).options(**options).load()

@@ -3,6 +3,7 @@ an executor, and what is new (streaming) with the library's consumer checkpoints
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -22,12 +23,13 @@ from pyspark.sql.types import (
 from ulidkeys.clients import ClientSettings
 from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.threads import pages
-from ulidkeys.errors import InvalidValue
+from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.planning.checkpoints import Checkpoint, delivery_key, duration_ms
 from ulidkeys.planning.listings import plan_window as listing_plan
 from ulidkeys.planning.plans import MAX_SLICES, Slice
-from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
 from ulidkeys.spark.options import (
+    CLIENT_OPTIONS,
     DEFAULT_PARTITIONS,
     LAYOUT_OPTIONS,
     LINE_SCHEMA,
@@ -36,10 +38,12 @@ from ulidkeys.spark.options import (
     SETTLE_MS,
     Piece,
     SourceOptions,
+    answered,
+    bucket_subject,
     layout_of,
     pieces,
 )
-from ulidkeys.timeinput import ms_to_datetime, now_ms, to_ms
+from ulidkeys.timeinput import ms_to_datetime, now_ms
 
 S3_FORMAT = "ulidkeys.s3"
 
@@ -54,6 +58,20 @@ class _Listing:
 
     def open(self) -> Bucket:
         return Bucket(self.settings.s3(), self.bucket, self.layout)
+
+    def probe(self, subject: str, given: SourceOptions) -> None:
+        """One ``ListObjectsV2`` of at most one key under the layout's prefix (what the read's
+        own calls need: the bucket, its region, the credentials, the endpoint), from the
+        driver; a failure names the option it is about."""
+        prefix = self.layout.prefix
+        if is_directory_bucket(self.bucket):  # their prefixes end in '/'
+            prefix = prefix[: prefix.rfind("/") + 1]
+        client = self.settings.s3()
+        answered(
+            lambda: client.list_objects_v2(Bucket=self.bucket, Prefix=prefix, MaxKeys=1),
+            subject,
+            given,
+        )
 
     def objects(self, piece: Slice) -> Iterator[tuple[str, dict[str, Any]]]:
         """``(delivery key, object)`` of one slice, as a consumer would name them."""
@@ -76,21 +94,35 @@ def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _line_rows(bucket: Bucket, obj: Mapping[str, Any]) -> Iterator[tuple[Any, ...]]:
+    """The lines of an object, as ``spark.read.text`` reads them: a UTF-8 byte-order mark
+    (written by Windows tools) is not part of the first line."""
     key = obj["Key"]
     at = ms_to_datetime(bucket.layout.parse(key).ms)
     body = bucket.client.get_object(Bucket=bucket.name, Key=key)["Body"]
     for number, line in enumerate(body.iter_lines(), 1):
+        if number == 1:
+            line = line.removeprefix(codecs.BOM_UTF8)
         yield key, at, number, line.decode("utf-8", errors="replace")
 
 
 _S3_OPTIONS = (
-    "layout", "config", *LAYOUT_OPTIONS, "since", "until", "partitions", "region",
-    "endpoint_url", "contents", "settle", "overlap",
+    "layout", "config", *LAYOUT_OPTIONS, "since", "until", "partitions", *CLIENT_OPTIONS,
+    "contents", "settle", "overlap",
 )  # fmt: skip
+_BATCH = "spark.read.format('ulidkeys.s3')"
 
 
 class S3Source(DataSource):
-    """``ulidkeys.s3``: the objects of a window (batch) or what is new (streaming)."""
+    """``ulidkeys.s3``: the objects of a window (batch) or what is new (streaming).
+
+    Everything Spark lets a source check when it is defined (``load()``) is checked here, on
+    the driver: every option's form, the window when ``until`` says it is a batch's (fixed
+    ends, in order), and, with one ``ListObjectsV2`` of one key under the prefix, that the
+    bucket is there and reachable. Spark does not tell a source at ``load()`` whether it is
+    read as a batch or a stream: a batch read without ``until`` is refused when it is planned
+    (its first action), a stream given ``until`` or ``contents=lines`` when it starts
+    (:func:`ulidkeys.spark.read_stream` checks both in the calling process).
+    """
 
     def __init__(self, options: MutableMapping[str, str]) -> None:
         super().__init__(options)
@@ -99,10 +131,14 @@ class S3Source(DataSource):
         bucket, layout = layout_of(given)
         self.listing = _Listing(given.settings(), bucket, layout)
         self.partitions = given.count("partitions", DEFAULT_PARTITIONS, 1, MAX_SLICES)
-        contents = given.text("contents", "objects")
-        if contents not in ("objects", "lines"):
-            raise InvalidValue(f'option("contents")={contents!r} must be objects or lines')
-        self.lines = contents == "lines"
+        self.lines = given.choice("contents", ("objects", "lines"), "objects") == "lines"
+        self.since_ms = given.since_ms("where the window (or a new stream) starts")
+        if given.text("until") is not None:  # a batch's window (a stream has no until)
+            given.window(_BATCH)
+        self.settle_ms = duration_ms(given.count("settle", SETTLE_MS), 'option("settle")')
+        self.overlap_ms = duration_ms(given.count("overlap", OVERLAP_MS), 'option("overlap")')
+        if given.flag("verify", True):
+            self.listing.probe(bucket_subject(given, bucket), given)
         self.given = given
 
     @classmethod
@@ -113,19 +149,27 @@ class S3Source(DataSource):
         return LINE_SCHEMA if self.lines else OBJECT_SCHEMA
 
     def reader(self, schema: StructType) -> S3Reader:
-        start, end = self.given.window("spark.read.format('ulidkeys.s3')")
+        if self.given.text("until") is None:
+            raise InvalidWindow(
+                f'{_BATCH} needs option("until"): a batch reads the window [since, until) '
+                "(a stream, spark.readStream, takes no until)"
+            )
+        start, end = self.given.window(_BATCH)
         return S3Reader(self.listing, start, end, self.partitions, self.lines)
 
     def streamReader(self, schema: StructType) -> S3StreamReader:
-        if self.lines:
-            raise InvalidValue('option("contents")="lines" is for batch reads only')
-        since = self.given.text("since")
-        if self.given.text("until") is not None:
-            raise InvalidValue('option("until") ends a window: a stream has none')
-        settle = duration_ms(self.given.count("settle", SETTLE_MS), "settle")
-        overlap = duration_ms(self.given.count("overlap", OVERLAP_MS), "overlap")
-        since_ms = None if since is None else to_ms(since, 'option("since")')
-        return S3StreamReader(self.listing, since_ms, settle, overlap, self.partitions)
+        check_stream(self.given)
+        return S3StreamReader(
+            self.listing, self.since_ms, self.settle_ms, self.overlap_ms, self.partitions
+        )
+
+
+def check_stream(given: SourceOptions) -> None:
+    """The rules of a stream's options Spark lets a source check only when the query starts."""
+    if given.text("contents", "objects") == "lines":
+        raise InvalidValue('option("contents")="lines" is for batch reads only')
+    if given.text("until") is not None:
+        raise InvalidValue('option("until") ends a window: a stream has none')
 
 
 class S3Reader(DataSourceReader):
@@ -168,7 +212,7 @@ class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(
         self,
         listing: _Listing,
-        since_ms: int | None,
+        since_ms: int,
         settle_ms: int,
         overlap_ms: int,
         partitions: int,
@@ -192,11 +236,6 @@ class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self.ms_of(key[: self.length])
 
     def initialOffset(self) -> dict[str, Any]:
-        if self.since_ms is None:
-            raise InvalidValue(
-                'a new stream needs option("since") (where it starts); a restarted query '
-                "continues from its checkpoint location"
-            )
         first = Checkpoint(self.scope, self.since_ms, self.since_ms)
         return json.loads(first.to_json())  # type: ignore[no-any-return]
 
