@@ -28,12 +28,11 @@ from sqlglot import exp
 
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.emit.athena import column_type, partition_projection, table_name, window_predicate
+from ulidkeys.emit.awscli import dynamodb_commands, s3_commands
 from ulidkeys.errors import InvalidLayout, InvalidValue, UlidkeysError
-from ulidkeys.planning.awscli import dynamodb_commands, s3_commands
 from ulidkeys.planning.listings import plan_window as plan_list_window
-from ulidkeys.planning.projection import partition_projection, window_predicate
 from ulidkeys.planning.queries import plan_window as plan_query_window
-from ulidkeys.planning.sqltext import column_type, table_name
 from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z

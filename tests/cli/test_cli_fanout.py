@@ -19,9 +19,9 @@ from moto import mock_aws
 
 from ulidkeys import ULID
 from ulidkeys.cli import main
+from ulidkeys.emit.manifests import MANIFEST_SPEC, manifest_line, parse_manifest, write_manifest
 from ulidkeys.errors import InvalidValue
 from ulidkeys.s3 import KeyLayout
-from ulidkeys.s3.manifests import MANIFEST_SPEC, manifest_line, parse_manifest, write_manifest
 
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 PREFIX = "my photos, été+1/"  # a comma, spaces, a plus and accents in every key

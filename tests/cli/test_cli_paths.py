@@ -26,8 +26,8 @@ from moto import mock_aws
 from ulidkeys import ULID
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity
+from ulidkeys.emit.manifests import parse_manifest
 from ulidkeys.s3 import KeyLayout
-from ulidkeys.s3.manifests import parse_manifest
 
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 WINDOW = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z"]

@@ -24,10 +24,10 @@ from moto import mock_aws
 from s3support import T0, brute_force, fill_bucket, keys_of, ulid_at
 
 from ulidkeys.aio import AsyncBucket
+from ulidkeys.emit.manifests import parse_manifest, write_manifest
 from ulidkeys.errors import InvalidKeyPart, InvalidType, InvalidValue
 from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.s3.checkpoints import S3CheckpointStore
-from ulidkeys.s3.manifests import parse_manifest, write_manifest
 
 DAY = 86_400_000
 MAX_MS = 2**48 - 1

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from s3support import T0, ulid_at
 
+from ulidkeys.emit.athena import partition_projection, window_predicate
 from ulidkeys.errors import InvalidLayout, InvalidValue
-from ulidkeys.planning.projection import partition_projection, window_predicate
 from ulidkeys.s3 import KeyLayout
 
 HOUR = 3_600_000

@@ -24,9 +24,9 @@ from s3support import fill_bucket, new_bucket
 from standin import StandInS3
 
 from ulidkeys.ids.registry import generator_for
-from ulidkeys.planning.counts import bin_starts
-from ulidkeys.planning.shapes import key_time
 from ulidkeys.s3 import KeyLayout, Survey, survey
+from ulidkeys.survey.counts import bin_starts
+from ulidkeys.survey.shapes import key_time
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000

@@ -15,11 +15,11 @@ from ulidkeys.cli.options import (
     count_arg,
     given,
 )
+from ulidkeys.emit.athena import partition_projection, window_predicate
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.plans import resolve_window
-from ulidkeys.planning.projection import partition_projection, window_predicate
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import (
     format_ms,

@@ -16,7 +16,7 @@ from ulidkeys.errors import InvalidValue, UlidkeysError
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.ids.pasted import read_pasted
 from ulidkeys.ids.registry import registration_of
-from ulidkeys.planning.pasted import layout_hint
+from ulidkeys.survey.pasted import layout_hint
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 20

@@ -39,15 +39,15 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import Row, counted, emit, iso_time, report
 from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.cli.progress import track
+from ulidkeys.emit.awscli import s3_commands
+from ulidkeys.emit.manifests import put_manifest, write_manifest
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.planning.awscli import s3_commands
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.plans import Plan, fixed_window, resolve_window
 from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
-from ulidkeys.s3.manifests import put_manifest, write_manifest
 from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.

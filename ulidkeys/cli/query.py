@@ -35,9 +35,9 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import counted, emit, json_text, report
 from ulidkeys.cli.progress import track
 from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.emit.awscli import dynamodb_commands
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.planning.awscli import dynamodb_commands
 from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.survey import hints
 

@@ -15,10 +15,10 @@ from ulidkeys.cli.options import (
     scheme_of,
 )
 from ulidkeys.cli.output import Row, emit
+from ulidkeys.emit.awscli import s3_commands
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.protocol import IdScheme, bounds
 from ulidkeys.ids.ulids import ULID_SCHEME
-from ulidkeys.planning.awscli import s3_commands
 from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_bucket_name, check_prefix
 from ulidkeys.planning.prefixcover import human_span, resolution_table

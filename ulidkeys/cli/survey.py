@@ -18,10 +18,10 @@ from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.dynamodb import PartitionSurvey
 from ulidkeys.dynamodb import survey as survey_partition
 from ulidkeys.errors import InvalidValue
-from ulidkeys.planning.counts import Count
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.s3 import Survey, survey
 from ulidkeys.survey.common import DEFAULT_MAX_CALLS, MIN_CALLS
+from ulidkeys.survey.counts import Count
 from ulidkeys.timeinput import format_ms
 
 #: Where the subcommand stands in ``ulidkeys --help``.

@@ -272,7 +272,7 @@ class TableReads(Generic[ResultsT]):
         max_workers: int = 8,
         split: bool = False,
     ) -> ResultsT:
-        """Run a plan made by :meth:`plan` (or by hand) against this table; ``split`` as in
+        """Run a plan made by :meth:`plan_window` (or by hand) against this table; ``split`` as in
         :meth:`query_window`."""
         source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
         return self._run(plan, source, max_workers, split)

@@ -4,8 +4,7 @@ Every scheme lives in its own module of this package with its :class:`Registrati
 registry (:mod:`ulidkeys.ids.registry`) finds them by walking the package, so ``names()`` and
 ``REGISTRATIONS`` list every one, ``registration_of(name)`` / ``scheme_named(name)`` find any of
 them by name, and ``SCHEMES`` holds every registered single scheme whose text sorts by time
-(ULID first). ``UUID_SCHEMES`` holds the UUIDs but v7 and v6, ``TAGGED_ULIDS`` the tagged
-ULIDs; TypeIDs are made per prefix.
+(ULID first). ``TAGGED_ULIDS`` holds the tagged ULIDs; TypeIDs are made per prefix.
 
 ``bounds(scheme, window)`` and ``id_range`` give exact key ranges of a time window for any
 time-sortable one."""
@@ -64,7 +63,7 @@ from ulidkeys.ids.typed import (
 )
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.ids.uuid7 import UUID7
-from ulidkeys.ids.uuids import UUID3, UUID4, UUID5, UUID_MAX, UUID_NIL, UUID_SCHEMES
+from ulidkeys.ids.uuids import UUID3, UUID4, UUID5, UUID_MAX, UUID_NIL
 
 __all__ = [
     "DISCORD_SNOWFLAKE",
@@ -94,7 +93,6 @@ __all__ = [
     "UUID7",
     "UUID_MAX",
     "UUID_NIL",
-    "UUID_SCHEMES",
     "IdGenerator",
     "IdScheme",
     "Inspection",

@@ -28,7 +28,7 @@ from ulidkeys.ids.registration import (
     Registration,
     hex_digits,
 )
-from ulidkeys.ids.uuidbase import _HEX32, _RAND_B, _VARIANT, UuidScheme, _uuid_readings, uuid_fields
+from ulidkeys.ids.uuids import HEX32, RAND_B, VARIANT, UuidScheme, uuid_fields, uuid_readings
 
 _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
 _MAX_TICKS = (1 << 60) - 1
@@ -47,7 +47,7 @@ def gregorian_now() -> tuple[int, int]:
         _last_ticks = ticks
     random = int.from_bytes(os.urandom(8), "big")
     node = (random & ((1 << 48) - 1)) | (1 << 40)  # the multicast bit of the node's first octet
-    return ticks, _VARIANT | (((random >> 48) & 0x3FFF) << 48) | node
+    return ticks, VARIANT | (((random >> 48) & 0x3FFF) << 48) | node
 
 
 class Uuid6Scheme(UuidScheme):
@@ -70,12 +70,12 @@ class Uuid6Scheme(UuidScheme):
     def _compose(self, ms: int, fill: bool) -> int:
         ticks = ms * 10_000 + _GREGORIAN_OFFSET + (9_999 if fill else 0)
         ticks = min(ticks, _MAX_TICKS)
-        rest = _RAND_B if fill else 0
-        return ((ticks >> 12) << 80) | (6 << 76) | ((ticks & 0xFFF) << 64) | _VARIANT | rest
+        rest = RAND_B if fill else 0
+        return ((ticks >> 12) << 80) | (6 << 76) | ((ticks & 0xFFF) << 64) | VARIANT | rest
 
     def _random_of(self, value: int) -> int:
         """The 62 bits after the variant (rand_b: clock sequence and node)."""
-        return value & _RAND_B
+        return value & RAND_B
 
     def _replace_time(self, value: int, old_ms: int, new_ms: int) -> int:
         # The 60 tick bits are split around the version nibble: move the ticks, not the int.
@@ -162,7 +162,7 @@ class Uuid1Scheme(UuidScheme):
 
     def _random_of(self, value: int) -> int:
         """The 62 bits after the variant: clock sequence and node."""
-        return value & _RAND_B
+        return value & RAND_B
 
     def new(self) -> str:
         """A fresh v1 UUID: random node (multicast bit set) and clock sequence, never the
@@ -213,10 +213,10 @@ class OrderedUuid1Scheme(IntCodedScheme):
 
     def _compose(self, ms: int, fill: bool) -> int:
         ticks = min(ms * 10_000 + _GREGORIAN_OFFSET + (9_999 if fill else 0), _MAX_TICKS)
-        return _ordered_value(ticks, _VARIANT | (_RAND_B if fill else 0))
+        return _ordered_value(ticks, VARIANT | (RAND_B if fill else 0))
 
     def _random_of(self, value: int) -> int:
-        return value & _RAND_B
+        return value & RAND_B
 
     def new(self) -> str:
         return convert_uuid(UUID1.new(), UUID1, self)
@@ -293,7 +293,7 @@ def _gregorian_generator(compose: Callable[[int, int], int]) -> MakeGenerator:
             # source that keeps returning large values would be retried forever
             sub = draw(randbits, 78) % ticks_in_ms
             random = draw(randbits, 62)
-            low = _VARIANT | (((random >> 48) & 0x3FFF) << 48) | (random & (1 << 48) - 1)
+            low = VARIANT | (((random >> 48) & 0x3FFF) << 48) | (random & (1 << 48) - 1)
             return scheme.from_int(compose(first + sub, low | (1 << 40)))
 
         return new
@@ -308,7 +308,7 @@ REGISTRATIONS = (
         aliases=("uuidv6",),
         fields=_v1_family(_v6_ticks, UUID6, UUID1),
         generator=_gregorian_generator(_v6_value),
-        readings=_uuid_readings(2),
+        readings=uuid_readings(2),
         summary="RFC 9562 v6: v1's 100 ns Gregorian time reordered to sort, 36 characters",
     ),
     Registration(
@@ -317,7 +317,7 @@ REGISTRATIONS = (
         aliases=("uuidv1",),
         fields=_v1_family(_v1_ticks, UUID1, UUID6),
         generator=_gregorian_generator(_v1_value),
-        readings=_uuid_readings(3),
+        readings=uuid_readings(3),
         summary="RFC 9562 v1: 100 ns Gregorian time, scattered (does not sort)",
     ),
     Registration(
@@ -330,7 +330,7 @@ REGISTRATIONS = (
             "uuid1": convert_uuid(UUID1_ORDERED._encode(v), UUID1_ORDERED, UUID1),
             **gregorian_fields(_ordered_ticks(v), v & _LOW_64),
         },
-        readings=(Reading(50, lambda text: text if _HEX32.fullmatch(text) else None),),
+        readings=(Reading(50, lambda text: text if HEX32.fullmatch(text) else None),),
         generator=_gregorian_generator(_ordered_value),
         explains_refusals=True,
         summary="MySQL's UUID_TO_BIN(u, 1): v1 with the time moved first, 32 hex digits",

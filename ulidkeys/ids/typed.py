@@ -14,7 +14,7 @@ from ulidkeys.ids.base import IntCodedScheme, char_class
 from ulidkeys.ids.registration import Field, Reading, Registration
 from ulidkeys.ids.ulids import ULID_SCHEME, ulid_fields
 from ulidkeys.ids.uuid7 import UUID7
-from ulidkeys.ids.uuidbase import _UUID_TEXT, uuid_fields
+from ulidkeys.ids.uuids import UUID_TEXT, uuid_fields
 from ulidkeys.ulid import new
 
 #: The TypeID spec's prefix rule (v0.3): up to 63 of ``[a-z_]``, starting and ending in a letter.
@@ -111,7 +111,7 @@ class TypeIdScheme(IntCodedScheme):
             return self._encode(int.from_bytes(data, "big"))
         if not isinstance(value, str):
             raise InvalidType(f"{describe(value)} is not a UUID (a uuid.UUID or its text)")
-        if not _UUID_TEXT.fullmatch(value):
+        if not UUID_TEXT.fullmatch(value):
             raise InvalidId(f"{describe(value)} is not the text of a UUID (8-4-4-4-12 hex)")
         return self._encode(int(value.replace("-", ""), 16))
 

@@ -1,5 +1,8 @@
-"""The UUIDs without a time: v3 and v5 (a hash of a name), v4 (random), nil and max. They parse,
-but layouts and entities refuse them. ``UUID_SCHEMES`` lists every UUID but v7 and v6.
+"""RFC 9562 UUIDs: what every UUID scheme shares (the 8-4-4-4-12 text, version and variant
+bits, their fields, how ``inspect`` reads a UUID dashed or as 32 hex digits), and the UUIDs
+without a time - v3 and v5 (a hash of a name), v4 (random), nil and max - which parse, but which
+layouts and entities refuse. The UUIDs with a time build on :class:`UuidScheme`: v1, v6 and
+ordered v1 in :mod:`ulidkeys.ids.gregorian`, v7 in :mod:`ulidkeys.ids.uuid7`.
 """
 
 from __future__ import annotations
@@ -17,16 +20,87 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids.base import IntCodedScheme
 from ulidkeys.ids.generators import draw
-from ulidkeys.ids.gregorian import UUID1, UUID1_ORDERED
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registration import (
     Clock,
     Field,
     RandBits,
+    Reading,
     Registration,
     hex_digits,
 )
-from ulidkeys.ids.uuidbase import _RAND_B, _VARIANT, UuidScheme, _uuid_readings, uuid_fields
+
+UUID_TEXT = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+VARIANT = 0b10 << 62  # RFC 9562 variant bits
+RAND_B = (1 << 62) - 1  # the 62 bits after the variant
+
+
+class UuidScheme(IntCodedScheme):
+    """Shared by UUIDv7 and v6: canonical lowercase 8-4-4-4-12 text, version and variant bits."""
+
+    version = 0
+    length = 36
+
+    @classmethod
+    def _uuid_pattern(cls, version: int) -> str:
+        return (
+            f"[0-9a-f]{{8}}-[0-9a-f]{{4}}-{version}[0-9a-f]{{3}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}"
+        )
+
+    def could_read(self, text: str) -> bool:
+        """False for 8-4-4-4-12 text whose version character (the 15th) is another version's:
+        ``inspect`` tries every UUID version on each line, and this refuses most of them
+        without building the reason (a scheme with its own rule, nil or max, reads on)."""
+        if type(self)._broken_rule is not UuidScheme._broken_rule or len(text) != 36:
+            return True
+        return text[14:15].lower() == f"{self.version:x}"
+
+    def _broken_rule(self, value: int) -> str | None:
+        if (value >> 76) & 0xF != self.version:
+            return f"the version nibble is {(value >> 76) & 0xF}, not {self.version}"
+        if (value >> 62) & 0b11 != 0b10:
+            return "the variant bits are not the RFC 9562 variant (10)"
+        return None
+
+    def _decode(self, text: str) -> int:
+        if not UUID_TEXT.fullmatch(text):
+            raise self._invalid(text, "expected 36 characters of hex in the form 8-4-4-4-12")
+        value = int(text.replace("-", ""), 16)
+        rule = self._broken_rule(value)
+        if rule is not None:
+            raise self._invalid(text, rule)
+        return value
+
+    def _encode(self, value: int) -> str:
+        h = f"{value:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def uuid_fields(value: int) -> dict[str, Field]:
+    """The version and variant bits every RFC 9562 UUID has."""
+    return {"version": (value >> 76) & 0xF, "variant": (value >> 62) & 0b11}
+
+
+HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def _dashed_text(text: str) -> str | None:
+    return text if UUID_TEXT.fullmatch(text) else None
+
+
+def _hex_text(text: str) -> str | None:
+    """32 hex digits without dashes (``uuid.hex``), dashed for the UUID parsers."""
+    if not HEX32.fullmatch(text):
+        return None
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def uuid_readings(rank: int) -> tuple[Reading, ...]:
+    """A UUID version is read dashed (order 40) and as 32 hex (60), the versions in ``rank``
+    order within each: v7, v6, v1, v3, v4, v5, nil, max."""
+    return (Reading(40 + rank / 10, _dashed_text), Reading(60 + rank / 10, _hex_text))
 
 
 class _TimelessUuidScheme(UuidScheme):
@@ -47,7 +121,7 @@ class _TimelessUuidScheme(UuidScheme):
 
     def _random_of(self, value: int) -> int:
         """The 122 bits besides version and variant (random, or a uniform hash for v3/v5)."""
-        return (((value >> 80) << 12 | (value >> 64) & 0xFFF) << 62) | (value & _RAND_B)
+        return (((value >> 80) << 12 | (value >> 64) & 0xFFF) << 62) | (value & RAND_B)
 
 
 class Uuid4Scheme(_TimelessUuidScheme):
@@ -59,7 +133,7 @@ class Uuid4Scheme(_TimelessUuidScheme):
 
     def new(self) -> str:
         random = int.from_bytes(os.urandom(16), "big")
-        value = (random & ~(0xF << 76) & ~(0b11 << 62)) | (4 << 76) | _VARIANT
+        value = (random & ~(0xF << 76) & ~(0b11 << 62)) | (4 << 76) | VARIANT
         return self._encode(value)
 
 
@@ -84,7 +158,7 @@ class _NameUuidScheme(_TimelessUuidScheme):
         algorithm = hashlib.md5 if self.version == 3 else hashlib.sha1
         digest = algorithm(space.bytes + data, usedforsecurity=False).digest()[:16]
         value = int.from_bytes(digest, "big")
-        value = (value & ~(0xF << 76) & ~(0b11 << 62)) | (self.version << 76) | _VARIANT
+        value = (value & ~(0xF << 76) & ~(0b11 << 62)) | (self.version << 76) | VARIANT
         return self._encode(value)
 
 
@@ -164,17 +238,6 @@ UUID_NIL = _SpecialUuidScheme("uuid-nil", 0)
 #: The max UUID (all ones).
 UUID_MAX = _SpecialUuidScheme("uuid-max", (1 << 128) - 1)
 
-#: Every UUID scheme but v7 and v6 (the two that sort by time), in the order ``inspect`` tries them.
-UUID_SCHEMES: tuple[IntCodedScheme, ...] = (
-    UUID1,
-    UUID1_ORDERED,
-    UUID3,
-    UUID4,
-    UUID5,
-    UUID_NIL,
-    UUID_MAX,
-)
-
 
 def _hashed(_: object, value: int) -> dict[str, Field]:
     return {**uuid_fields(value), "hash": hex_digits(value, 32)}
@@ -194,7 +257,7 @@ REGISTRATIONS = (
         generated=False,
         aliases=("uuidv3",),
         fields=_hashed,
-        readings=_uuid_readings(4),
+        readings=uuid_readings(4),
         summary="RFC 9562 v3: MD5 of a name (no time)",
     ),
     Registration(
@@ -204,7 +267,7 @@ REGISTRATIONS = (
         fields=lambda _, v: {**uuid_fields(v), "random": hex_digits(UUID4._random_of(v), 31)},
         generator=_uuid4_generator,
         clock=False,
-        readings=_uuid_readings(5),
+        readings=uuid_readings(5),
         summary="RFC 9562 v4: 122 random bits (no time)",
     ),
     Registration(
@@ -213,7 +276,7 @@ REGISTRATIONS = (
         generated=False,
         aliases=("uuidv5",),
         fields=_hashed,
-        readings=_uuid_readings(6),
+        readings=uuid_readings(6),
         summary="RFC 9562 v5: SHA-1 of a name (no time)",
     ),
     Registration(
@@ -221,7 +284,7 @@ REGISTRATIONS = (
         UUID_NIL,
         generated=False,
         fields=lambda _, v: {"version": 0},
-        readings=_uuid_readings(7),
+        readings=uuid_readings(7),
         summary="the nil UUID, all zeros",
     ),
     Registration(
@@ -229,7 +292,7 @@ REGISTRATIONS = (
         UUID_MAX,
         generated=False,
         fields=lambda _, v: {"version": 15},
-        readings=_uuid_readings(8),
+        readings=uuid_readings(8),
         summary="the max UUID, all ones",
     ),
 )

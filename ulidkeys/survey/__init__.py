@@ -3,7 +3,7 @@ shape of its keys, the layout (entity) that fits them, their oldest and newest t
 there are and when, and what a window would cost with that layout next to a full listing.
 
 Every figure is exact, a range that holds the truth at its stated confidence, or unknown (see
-:class:`~ulidkeys.planning.counts.Count`). One module per service (:mod:`ulidkeys.survey.s3`,
+:class:`~ulidkeys.survey.counts.Count`). One module per service (:mod:`ulidkeys.survey.s3`,
 :mod:`ulidkeys.survey.dynamodb`), what they share in :mod:`ulidkeys.survey.common`, the listing
 hints in :mod:`ulidkeys.survey.hints`.
 """

@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from ulidkeys.engine.chains import Stats
-from ulidkeys.planning.counts import Count, exact_histogram
 from ulidkeys.planning.partitions import DAY_MS
+from ulidkeys.survey.counts import Count, exact_histogram
 from ulidkeys.timeinput import format_ms, ms_to_datetime
 
 #: The calls a survey makes at most unless told otherwise.
@@ -37,7 +37,7 @@ def read_note(stats: Stats, whole: bool, count: int, unit: str) -> str:
 @dataclass(frozen=True)
 class Findings:
     """What every survey reports: where it read, the calls it made of its budget, how many keys
-    (items) of the layout (entity) it found - a :class:`~ulidkeys.planning.counts.Count`,
+    (items) of the layout (entity) it found - a :class:`~ulidkeys.survey.counts.Count`,
     exact only when everything was read - the oldest and newest id times (exact when
     ``oldest_exact``/``newest_exact``, else the truth is that or earlier, later), the rate per
     day and the histogram when the counts bound them, the config table to copy and notes."""

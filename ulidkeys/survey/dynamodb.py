@@ -14,16 +14,8 @@ from ulidkeys.engine.chains import Page, Stats
 from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.errors import UlidkeysError, require_count
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.planning.counts import Count
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.queries import QueryCall
-from ulidkeys.planning.sortkeyshapes import (
-    SortKeyShape,
-    pk_template,
-    sort_key_kinds,
-    sort_key_shape,
-)
-from ulidkeys.planning.suggestions import entity_toml_of, layout_name
 from ulidkeys.survey.common import (
     DEFAULT_MAX_CALLS,
     MIN_CALLS,
@@ -34,6 +26,14 @@ from ulidkeys.survey.common import (
     times_dict,
     updated,
 )
+from ulidkeys.survey.counts import Count
+from ulidkeys.survey.sortkeyshapes import (
+    SortKeyShape,
+    pk_template,
+    sort_key_kinds,
+    sort_key_shape,
+)
+from ulidkeys.survey.suggestions import entity_toml_of, layout_name
 
 #: Items read at the newest end of the main kind's range (children and other kinds sort among
 #: them).

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.sortkeyshapes import sort_key_shapes
+from ulidkeys.survey.sortkeyshapes import sort_key_shapes
 
 #: Keys whose ids are read to find the folders that hold ids, at most.
 MAX_READ = 500

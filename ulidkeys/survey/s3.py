@@ -13,19 +13,8 @@ from typing import Any
 from ulidkeys.engine.chains import Page, Stats
 from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.errors import require_count
-from ulidkeys.planning.counts import (
-    WINDOWS,
-    Count,
-    WindowCost,
-    bin_starts,
-    binned,
-    scaled_count,
-    window_cost,
-)
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
-from ulidkeys.planning.shapes import Shape, key_time, read_shape
-from ulidkeys.planning.suggestions import layout_name, python_of, toml_of
 from ulidkeys.survey.common import (
     BINS,
     DEFAULT_MAX_CALLS,
@@ -37,7 +26,18 @@ from ulidkeys.survey.common import (
     times_dict,
     updated,
 )
+from ulidkeys.survey.counts import (
+    WINDOWS,
+    Count,
+    WindowCost,
+    bin_starts,
+    binned,
+    scaled_count,
+    window_cost,
+)
 from ulidkeys.survey.hints import deeper_note
+from ulidkeys.survey.shapes import Shape, key_time, read_shape
+from ulidkeys.survey.suggestions import layout_name, python_of, toml_of
 
 #: Share of the keys read that must fit the layout before its shards are taken to count the
 #: prefix (keys of another writer in the same folders need not spread by the layout's rule).

@@ -13,7 +13,7 @@ from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.pasted import Pasted
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.suggestions import python_of
+from ulidkeys.survey.suggestions import python_of
 
 #: Hive period folders right before the id (what ``KeyLayout(period=...)`` writes).
 _PERIOD = re.compile(r"dt=\d{4}-\d{2}-\d{2}/(?:hr=\d{2}/)?$")

@@ -2,7 +2,7 @@
 id's scheme and direction, suffixes, keys that fit no shape) and the layout that shape implies.
 
 Pure: the survey's program (:mod:`ulidkeys.survey.s3`) chooses what to read and hands the keys
-here; counts are :mod:`ulidkeys.planning.counts`.
+here; counts are :mod:`ulidkeys.survey.counts`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.planning.shapes import id_readings
+from ulidkeys.survey.shapes import id_readings
 
 
 @dataclass(frozen=True)
