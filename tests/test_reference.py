@@ -25,6 +25,9 @@ import pytest
 
 import ulidkeys
 
+#: The strict documentation build: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = (
     "ulidkeys",
