@@ -16,7 +16,8 @@ under ``ulidkeys/`` name them::
                                         re-export ``survey``, so it sits below them)
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
                ulidkeys.aio[.*] (asyncio twins; ulidkeys.aio.s3 and .dynamodb likewise),
-               ulidkeys.clients (where a client connects, carried to workers and executors)
+               ulidkeys.clients (where a client connects, carried to workers and executors),
+               ulidkeys.clientevents (what a client's botocore event system does)
     top        ulidkeys.cli[.*] (with its helpers: progress, tour, baselines), ulidkeys.config[.*],
                the integrations (pydantic, pynamodb, polars, dask, spark), ulidkeys.__main__
 
@@ -63,7 +64,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("planning", ("ulidkeys.planning",)),
     ("execution", ("ulidkeys.engine", "ulidkeys.aio.execution", "ulidkeys.aio.consuming")),
     ("survey", ("ulidkeys.survey",)),
-    ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb", "ulidkeys.aio", "ulidkeys.clients")),
+    (
+        "adapters",
+        (
+            "ulidkeys.s3",
+            "ulidkeys.dynamodb",
+            "ulidkeys.aio",
+            "ulidkeys.clients",
+            "ulidkeys.clientevents",
+        ),
+    ),
     (
         "top",
         (
