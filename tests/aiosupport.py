@@ -31,8 +31,9 @@ except ImportError:  # the newest botocore: no aiobotocore release takes it yet
 #: Why the asyncio tests are skipped where aiobotocore is not installed (each aiobotocore
 #: release pins the botocore releases it was built on, so the newest botocore often has none).
 NO_AIOBOTOCORE = (
-    f"aiobotocore is not installed: no release of it takes botocore {botocore.__version__} "
-    "(each pins the botocore releases it was built on); the asyncio shells are not tested here"
+    f"aiobotocore is not installed beside botocore {botocore.__version__} (each aiobotocore "
+    "release takes only the botocore releases it was built on): the asyncio shells are not "
+    "tested here"
 )
 
 

@@ -88,10 +88,10 @@ class PageReader:
 
     def __init__(self, fields: Mapping[str, Member], timestamps: Callable[[str], Any]) -> None:
         self.fields, self.timestamps = fields, timestamps
-        self._zones: dict[tuple[Any, ...], tzinfo | None | object] = {}
+        self._zones: dict[tuple[Any, ...], tzinfo | object | None] = {}
         self._templates = Templates()
 
-    def _zone(self) -> tzinfo | None | object:
+    def _zone(self) -> tzinfo | object | None:
         """The time zone botocore's parser gives S3's "...Z" timestamps in the local zone in
         force, or :data:`_VARIES` when that depends on the date.
 
