@@ -753,7 +753,7 @@ def hostile_runs(draw: Any) -> bytes:
     ).encode()
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(hostile_runs())
 def test_every_column_with_references_reads_as_botocore_reads_it(body: bytes) -> None:
     read_or_refused(body)

@@ -1,0 +1,70 @@
+"""The botocore range the package allows is the one tested (issue 46): the extras' lower bound
+is the oldest botocore the ``botocore_oldest`` session locks, the newest is resolved by ``make
+lock``, ``make test-all`` runs the botocore sessions, and the files they run exist."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def pins(name: str) -> dict[str, str]:
+    text = (ROOT / "constraints" / name).read_text()
+    return {k.lower(): v for k, v in re.findall(r"^([A-Za-z0-9._-]+)==(\S+)", text, re.M)}
+
+
+def test_every_extra_allows_the_same_oldest_boto3_and_the_oldest_lock_is_it() -> None:
+    bounds = {
+        extra: found.group(1)
+        for extra, requirements in PROJECT["optional-dependencies"].items()
+        for requirement in requirements
+        if (found := re.fullmatch(r"boto3>=([0-9.]+)", requirement))
+    }
+    assert len(bounds) >= 8 and len(set(bounds.values())) == 1, bounds
+    bound = next(iter(bounds.values()))
+    oldest = (ROOT / "constraints" / "botocore-oldest.in").read_text()
+    assert f"boto3=={bound}.0" in oldest and f"botocore=={bound}.0" in oldest
+    locked = pins("botocore-oldest.txt")
+    assert locked["boto3"] == locked["botocore"] == f"{bound}.0"
+    assert "aiobotocore" not in locked  # none takes botocore 1.34.0: the asyncio tests skip
+
+
+def test_make_lock_records_the_newest_and_what_each_extra_resolves_to() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    for name in ("botocore-oldest", "botocore-newest", "extra-aws", "extra-async"):
+        lock = (ROOT / "constraints" / f"{name}.txt").read_text()
+        assert "make lock" in lock.splitlines()[1], name  # made by the target, not by hand
+        assert name in makefile
+    newest, aws = pins("botocore-newest.txt"), pins("extra-aws.txt")
+    assert newest["botocore"] == aws["botocore"]  # the aws extra resolves to the newest
+    assert "aiobotocore" in pins("extra-async.txt")
+
+
+def test_test_all_runs_the_botocore_sessions_on_files_that_exist() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^test-all:.*\n(\t.*\n)*\t\$\(MAKE\) test-botocore$", makefile, re.M)
+    sessions = ("botocore_oldest", "botocore_newest", "botocore_standard_retries")
+    assert all(session in makefile for session in sessions)
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert set(sessions) <= functions
+    files = [
+        element.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", "") in ("READER_TESTS", "ASYNC_TESTS") for t in node.targets)
+        for element in getattr(node.value, "elts", [])
+        if isinstance(element, ast.Constant)
+    ]
+    assert len(files) >= 8 and all((ROOT / str(path)).is_file() for path in files)
+    assert "tests/dynamodb/test_dynamodb_pages_retries.py" in files
