@@ -9,6 +9,13 @@ import re
 import sys
 from pathlib import Path
 
+import boto3
+import botocore
+from botocore.endpoint import Endpoint
+
+from ulidkeys.clientevents import BEFORE_PARSE_SINCE, emits_before_parse, release
+from ulidkeys.s3 import install_fast_pages
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:
@@ -68,3 +75,30 @@ def test_test_all_runs_the_botocore_sessions_on_files_that_exist() -> None:
     ]
     assert len(files) >= 8 and all((ROOT / str(path)).is_file() for path in files)
     assert "tests/dynamodb/test_dynamodb_pages_retries.py" in files
+
+
+def test_an_endpoint_that_reads_answers_its_own_way_is_not_taken_to_emit_before_parse() -> None:
+    """Whether a client's endpoint emits ``before-parse`` is read from the library that
+    defines its response path: a subclass of botocore's Endpoint that overrides it (it may
+    parse without the event) gets no reader, and ``fast_pages`` says so; one that only adds
+    to botocore's is botocore's."""
+
+    class OwnParsing(Endpoint):
+        def _do_get_response(self, *args: object, **kwargs: object) -> object:
+            return super()._do_get_response(*args, **kwargs)  # type: ignore[misc]
+
+    class Extended(Endpoint):
+        pass
+
+    client = boto3.client(
+        "s3", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
+    )
+    stock = emits_before_parse(client)
+    assert stock == (release(botocore.__version__) >= BEFORE_PARSE_SINCE["botocore"])  # type: ignore[operator]
+    client._endpoint.__class__ = Extended
+    assert emits_before_parse(client) == stock
+    client._endpoint.__class__ = OwnParsing
+    assert not emits_before_parse(client) and not install_fast_pages(client)
+    assert not emits_before_parse(object())
+    assert release("1.35.16") == (1, 35, 16) and release("2.15.0.dev1") == (2, 15, 0)
+    assert release("2.15.0rc1") == (2, 15, 0) and release(None) is None and release("x") is None
