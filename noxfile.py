@@ -117,9 +117,9 @@ def _from_lock(session: nox.Session, name: str) -> None:
 
 @nox.session(python=PYTHONS[0])
 def botocore_oldest(session: nox.Session) -> None:
-    """The readers' tests on the oldest botocore the package allows (boto3 1.34.0, botocore
-    1.34.0: no ``before-parse``, so the readers must say they do not run), on the oldest
-    Python; legacy retries, that botocore's default."""
+    """The readers' tests on the oldest botocore the package allows (its extras' lower bound,
+    constraints/botocore-oldest.in), on the oldest Python; legacy retries, that botocore's
+    default; no aiobotocore takes it."""
     _from_lock(session, "botocore-oldest")
     _reader_tests(session, READER_TESTS, {})
 
