@@ -63,7 +63,9 @@ os.environ["PATH"] = os.pathsep.join([*_pyenv_bins(PYTHONS), os.environ.get("PAT
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """The whole suite on one interpreter, from the locked versions, without coverage."""
+    """The suite on one interpreter, from the locked versions, without coverage and without the
+    heavy integration runs (``-m "not slow"``: `make test-all` runs those once, on its own
+    Python, with coverage); ``nox -s tests-3.12 -- -m slow`` runs them here."""
     constraints = ROOT / "constraints" / f"py{session.python}.txt"
     if not constraints.is_file():
         session.error(f"{constraints.relative_to(ROOT)} is missing: run `make lock`")
@@ -75,10 +77,12 @@ def tests(session: nox.Session) -> None:
         "pytest",
         "-n",
         workers,
+        "--dist",
+        "worksteal",
         "-p",
         "no:cacheprovider",
-        *session.posargs,
-        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")},
+        *(session.posargs or ["-m", "not slow"]),
+        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev")},
     )
 
 
@@ -102,8 +106,8 @@ def _reader_tests(session: nox.Session, files: list[str], env: dict[str, str]) -
     workers = os.environ.get("PYTEST_WORKERS", "2")
     session.run("python", "-c", "import botocore; print('botocore', botocore.__version__)")
     session.run(
-        "python", "-m", "pytest", "-n", workers, "-p", "no:cacheprovider", "-rs",
-        *(session.posargs or files),
+        "python", "-m", "pytest", "-n", workers, "--dist", "worksteal", "-p", "no:cacheprovider",
+        "-rs", *(session.posargs or ["-m", "not slow", *files]),
         env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev"), **env},
     )  # fmt: skip
 
