@@ -37,8 +37,7 @@ from ulidkeys.dynamodb import (
     install_fast_pages,
     remove_fast_pages,
 )
-from ulidkeys.dynamodb.pagereader import READS, PageReader
-from ulidkeys.dynamodb.pages import _boto3_reader, plain_items
+from ulidkeys.dynamodb.pages import READS, PageReader, _boto3_reader, plain_items
 from ulidkeys.ulid import ULID
 
 CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "k", "aws_secret_access_key": "s"}

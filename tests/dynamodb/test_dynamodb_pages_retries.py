@@ -23,8 +23,7 @@ from test_dynamodb_pages import HEADERS, POST, T0, _Raw, exact, store
 from test_dynamodb_support import create_table
 
 from ulidkeys.dynamodb import QuerySource, Table, Target
-from ulidkeys.dynamodb.pagereader import PageReader
-from ulidkeys.dynamodb.pages import plain_items
+from ulidkeys.dynamodb.pages import PageReader, plain_items
 
 _orgs = itertools.count()
 

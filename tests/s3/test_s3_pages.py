@@ -24,7 +24,8 @@ from moto import mock_aws
 from readersupport import BEFORE_PARSE, RETRY_MODES, client_in_mode, needs_before_parse
 from s3support import T0, new_bucket, ulid_at
 
-from ulidkeys.s3 import Bucket, KeyLayout, install_fast_pages, page_records, remove_fast_pages
+from ulidkeys.s3 import Bucket, KeyLayout, install_fast_pages, remove_fast_pages
+from ulidkeys.s3 import pages as page_reader
 from ulidkeys.s3.pages import PageReader, model_fields
 
 _S3 = boto3.client("s3", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
@@ -384,13 +385,13 @@ def test_records_of_one_shape_are_read_as_one_run(monkeypatch: pytest.MonkeyPatc
     RestoreStatus, with whitespace between elements or none, are built as runs of records,
     not element by element."""
     built: list[int] = []
-    build = page_records.Template.build
+    build = page_reader.Template.build
 
     def counting(self: Any, rows: list[tuple[str, ...]], moments: Any) -> Any:
         built.append(len(rows))
         return build(self, rows, moments)
 
-    monkeypatch.setattr(page_records.Template, "build", counting)
+    monkeypatch.setattr(page_reader.Template, "build", counting)
     for gap in ("", "\n  "):
         records = "".join(
             f"<Contents>{gap}<Key>k{i}</Key>{gap}<LastModified>2024-05-17T00:00:00.000Z"
