@@ -28,15 +28,10 @@ from moto import mock_aws
 from test_dynamodb_support import create_table
 
 from ulidkeys.aio import AsyncTable
-from ulidkeys.dynamodb import (
-    Entity,
-    QuerySource,
-    Table,
-    install_fast_pages,
-    remove_fast_pages,
-)
+from ulidkeys.dynamodb import Entity, Table, install_fast_pages, remove_fast_pages
 from ulidkeys.dynamodb.pagereader import READS, PageReader
 from ulidkeys.dynamodb.pages import _boto3_reader, plain_items
+from ulidkeys.dynamodb.table import QuerySource
 from ulidkeys.ulid import ULID
 
 CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "k", "aws_secret_access_key": "s"}

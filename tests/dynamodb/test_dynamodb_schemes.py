@@ -18,9 +18,8 @@ from idsupport import SORTABLE
 from moto import mock_aws
 from test_dynamodb_support import PageRecorder, brute_force, create_table
 
-from ulidkeys.dynamodb import Entity, Table, plan_query
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ids import (
-    DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
     KSUID,
     OBJECT_ID,
@@ -30,7 +29,9 @@ from ulidkeys.ids import (
     UUID7,
     IdScheme,
 )
+from ulidkeys.ids.discord import DISCORD_SNOWFLAKE
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.queries import plan_query
 from ulidkeys.timeinput import to_ms
 
 STRINGS, NUMBERS = "scheme_strings", "scheme_numbers"

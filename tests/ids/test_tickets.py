@@ -16,8 +16,9 @@ from ulidkeys.errors import (
     KeyMismatch,
     TicketsExhausted,
 )
-from ulidkeys.ids import TICKET, TICKET_MAX, TicketSplit, bounds, has_no_time, shard_of
-from ulidkeys.ids.tickets import tickets_above
+from ulidkeys.ids import bounds
+from ulidkeys.ids.protocol import has_no_time, shard_of
+from ulidkeys.ids.tickets import TICKET, TICKET_MAX, TicketSplit, tickets_above
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.queries import plan_window
