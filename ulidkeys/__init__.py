@@ -7,8 +7,10 @@ The core uses the standard library only; the AWS parts live in ``ulidkeys.s3`` a
   the fastest path), :func:`batch` (many of one millisecond), :func:`monotonic` and
   :class:`Monotonic` (strictly increasing ids);
 - python-ulid's generator API: :class:`ULIDGenerator` and its policies
-  :class:`StrictMonotonicPolicy`, :class:`LaxMonotonicPolicy`, :class:`PureRandomPolicy` (the
-  process-wide generator is ``ulidkeys.ulid.default_generator``);
+  :class:`StrictMonotonicPolicy`, :class:`LaxMonotonicPolicy`, :class:`PureRandomPolicy`, and
+  what a policy of your own follows (:class:`MonotonicityPolicy`) or subclasses
+  (:class:`BaseMonotonicPolicy`); the process-wide generator is
+  ``ulidkeys.ulid.default_generator``;
 - time windows: :class:`TimeWindow` (``[since, until)`` from any time input, its exact ULID
   bounds), :class:`PrefixCover` (the prefixes that cover it) and :func:`resolution_table`
   (what one character of ULID time spans);
@@ -24,7 +26,9 @@ from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.ulid import ULID, Monotonic, ULIDGenerator
 from ulidkeys.ulid.generation import batch
 from ulidkeys.ulid.policies import (
+    BaseMonotonicPolicy,
     LaxMonotonicPolicy,
+    MonotonicityPolicy,
     PureRandomPolicy,
     StrictMonotonicPolicy,
     monotonic,
@@ -33,9 +37,11 @@ from ulidkeys.ulid.randomness import new
 
 __all__ = [
     "ULID",
+    "BaseMonotonicPolicy",
     "Inspection",
     "LaxMonotonicPolicy",
     "Monotonic",
+    "MonotonicityPolicy",
     "PrefixCover",
     "PureRandomPolicy",
     "StrictMonotonicPolicy",
