@@ -43,19 +43,24 @@ def source_of(module: str, root: Path = ROOT) -> Path:
     return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
+def assigns(node: ast.stmt, name: str) -> bool:
+    """Whether a module-level statement assigns ``name`` (``x = ...`` or ``x: T = ...``)."""
+    targets = (
+        node.targets
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, ast.AnnAssign)
+        else []
+    )
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+
+
 def exported(module: str, root: Path = ROOT) -> list[str]:
     """The module's ``__all__`` as written (empty if it has none)."""
     tree = ast.parse(source_of(module, root).read_text())
     for node in tree.body:
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, ast.AnnAssign)
-            else []
-        )
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-            assert node.value is not None, f"{module}: __all__ without a value"
+        if assigns(node, "__all__"):
+            assert isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
             return list(ast.literal_eval(node.value))
     return []
 

@@ -23,7 +23,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from surfacesupport import PUBLIC
+from surfacesupport import PUBLIC, assigns
 
 import ulidkeys
 
@@ -80,14 +80,7 @@ def has_comment_docstring(value_name: str) -> bool:
         lines = text.splitlines()
         tree = ast.parse(text)
         for index, node in enumerate(tree.body):
-            targets = (
-                node.targets
-                if isinstance(node, ast.Assign)
-                else [node.target]
-                if isinstance(node, ast.AnnAssign)
-                else []
-            )
-            if not any(isinstance(t, ast.Name) and t.id == value_name for t in targets):
+            if not assigns(node, value_name):
                 continue
             above = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
             below = tree.body[index + 1] if index + 1 < len(tree.body) else None
