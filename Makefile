@@ -11,7 +11,7 @@ PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])
 # gets the same versions. Only `make lock` changes it.
 CONSTRAINTS := constraints/py$(PYVER).txt
 
-.PHONY: test test-all lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
+.PHONY: test test-all test-botocore lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
 
 # The suite's branch coverage may only rise: `make test` fails below this floor (measured
 # 95.05-95.28% over this session's runs; hypothesis draws differ run to run, so the floor keeps
@@ -55,6 +55,14 @@ test: $(STAMP)
 # PYTEST_WORKERS (default 2) sets pytest-xdist's workers.
 test-all: test $(VENV)/.installed-tools
 	$(BIN)/nox -s $(foreach v,$(filter-out $(PYVER),$(PYTHONS)),tests-$(v))
+	$(MAKE) test-botocore
+
+# The page readers' and windows' tests over the botocore range the package allows (noxfile.py,
+# a few minutes each): the oldest (constraints/botocore-oldest.txt, on the oldest Python), the
+# newest pip resolves (constraints/botocore-newest.txt, on the newest Python) and the locked
+# one with AWS_RETRY_MODE=standard. An interpreter this machine lacks is skipped.
+test-botocore: $(VENV)/.installed-tools
+	$(BIN)/nox -s botocore_oldest botocore_newest botocore_standard_retries
 
 # Re-resolve the test and docs extras for every claimed Python (and the tools) to the newest
 # versions that fit pyproject.toml and constraints/compat.in, into constraints/*.txt. On
@@ -67,6 +75,18 @@ lock: $(VENV)/.installed-tools
 	done
 	$(BIN)/uv pip compile constraints/tools.in --universal --python $(BIN)/python --upgrade \
 		--quiet --custom-compile-command "make lock" -o constraints/tools.txt
+	# the two ends of the botocore range (`make test-botocore`), and which boto3, botocore and
+	# aiobotocore each extra that brings them resolves to today (extra-*.txt, for the docs)
+	$(BIN)/uv pip compile constraints/botocore-oldest.in --python-version $(firstword $(PYTHONS)) \
+		--python $(BIN)/python --upgrade --quiet --custom-compile-command "make lock" \
+		-o constraints/botocore-oldest.txt
+	for name in botocore-newest extra-aws extra-async; do \
+		case $$name in extra-*) input="pyproject.toml --extra $${name#extra-}";; \
+			*) input=constraints/$$name.in;; esac; \
+		$(BIN)/uv pip compile $$input --python-version $(lastword $(PYTHONS)) \
+			--python $(BIN)/python --upgrade --quiet --custom-compile-command "make lock" \
+			-o constraints/$$name.txt || exit 1; \
+	done
 
 # The documentation site, built strictly (a broken link, reference or docstring fails) into site/:
 # installs only the docs extra (the package itself and mkdocs).

@@ -30,6 +30,9 @@ from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import to_ms
 from ulidkeys.ulid import ULID, Monotonic
 
+#: Long fuzzing runs: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
+
 SOME = ULID.new(1_700_000_000_000)
 POST = Entity(pk="Org#{org}", sk="Post#{id}", gsi={"GSI1": Index(pk="U#{user}", sk="P#{id}")})
 HOT = Entity(pk="Hot#{bucket}#{shard}", sk="Post#{id}", bucket="day", shards=4)

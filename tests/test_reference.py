@@ -27,6 +27,9 @@ from surfacesupport import PUBLIC, assigns
 
 import ulidkeys
 
+#: The strict documentation build: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 #: A Sphinx role nothing rendered: ``:class:`` before the code Markdown made of the backquoted
 #: name (a role inside code, shown as an example, is ``<code>:class:`X`</code>``).

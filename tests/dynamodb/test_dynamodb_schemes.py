@@ -55,7 +55,7 @@ def entity_for(scheme: IdScheme, variant: str) -> Entity:
 
 
 #: The schemes run with every variant (string, hot partitions, number): one of each text form.
-#: (ids.SCHEMES, now derived from the registry, holds more: the rest run as MORE_SCHEMES.)
+#: (the registry's SCHEMES holds more: the rest run as MORE_SCHEMES.)
 FULL: tuple[IdScheme, ...] = (
     ULID_SCHEME,
     UUID7,

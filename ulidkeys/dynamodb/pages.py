@@ -17,6 +17,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, cast
 
+from ulidkeys.clientevents import (
+    emits_before_parse,
+    handlers_of,
+    hierarchical_emitter,
+    is_retry_machinery,
+)
 from ulidkeys.dynamodb.pagereader import READS, TAGS, PageReader
 
 #: botocore emits ``before-parse.dynamodb.<Operation>`` before it parses an answer, with a dict
@@ -100,9 +106,12 @@ BOTO3_OUTPUT_ID = "dynamodb-attr-value-output"
 def install_fast_pages(client: Any) -> bool:
     """Read this client's DynamoDB pages with :class:`PageReader` (a handler on the client's
     own event system; other clients and boto3's defaults are untouched). Returns whether it
-    is installed: not on clients that are no botocore DynamoDB client on the JSON protocol,
-    nor on one whose session parses blobs or timestamps its own way. Installing twice keeps
-    one handler. Works on boto3 and aiobotocore clients, and on a resource's client.
+    is installed, which is whether the client's pages are read by it: not on clients that are
+    no botocore DynamoDB client on the JSON protocol, nor on one whose botocore emits no
+    ``before-parse`` (below botocore 1.35.16 and aiobotocore 2.15.0: the reader would never
+    be called), nor on one whose session parses blobs or timestamps its own way. Installing
+    twice keeps one handler. Works on boto3 and aiobotocore clients, and on a resource's
+    client, whatever their retry mode (``legacy``, ``standard``, ``adaptive``).
 
     The handler runs after every other ``before-parse`` handler (registered last, on all of
     them) and reads a 200 answer's body with :func:`json.loads`; when every item map holds
@@ -114,7 +123,10 @@ def install_fast_pages(client: Any) -> bool:
     (``botocore.parsers`` at DEBUG) go to botocore untouched. On a resource's client, boto3's
     after-call deserializer (``dynamodb-attr-value-output``) is replaced, in its place among
     the handlers, by one that hands on the items already read plain for the library's own
-    calls (:func:`plain_items`) and calls boto3's for everything else.
+    calls (:func:`plain_items`) and calls boto3's for everything else. botocore's own retry
+    bookkeeping on ``after-call`` (the ``standard`` and ``adaptive`` modes') is told from a
+    user's hook by identity (:func:`~ulidkeys.clientevents.is_retry_machinery`): it does not
+    keep the library's calls from taking plain items; a user's hook there does.
     """
     meta = getattr(client, "meta", None)
     events = getattr(meta, "events", None)
@@ -123,13 +135,13 @@ def install_fast_pages(client: Any) -> bool:
         return False
     if getattr(model, "resolved_protocol", getattr(model, "protocol", None)) != "json":
         return False
-    if _custom_parsers(client) or not _known_model(model):
+    if _custom_parsers(client) or not _known_model(model) or not emits_before_parse(client):
         return False
     from boto3.dynamodb import types  # boto3: an optional extra
 
     typed_reader = _boto3_reader()
     known = {operation: _members(model, operation) for operation in READS}
-    emitter = _emitter(events)
+    emitter = hierarchical_emitter(events)
     # plain_ok: the library's own calls may take items read plain (the client's after-call
     # conversion is known: none, or boto3's, now ours in its place)
     plain_ok, output = _take_boto3_output(emitter) if emitter is not None else (False, None)
@@ -206,7 +218,7 @@ def remove_fast_pages(client: Any) -> None:
     resource's client gets boto3's own deserializer back, in its place)."""
     events = client.meta.events
     events.unregister(EVENT, unique_id=HANDLER_ID)
-    emitter = _emitter(events)
+    emitter = hierarchical_emitter(events)
     if emitter is not None:
         ours = emitter._unique_id_handlers.get(BOTO3_OUTPUT_ID, {}).get("handler")
         if isinstance(ours, _ResourceOutput):
@@ -244,24 +256,10 @@ class _ResourceOutput:
         parsed[member] = wanted.items
 
 
-# botocore's event system offers no way to list or replace a handler in place: these read its
-# HierarchicalEmitter (botocore and aiobotocore alike). Where it is not as expected, nothing is
+# botocore's event system offers no way to replace a handler in place: these change its
+# HierarchicalEmitter (:mod:`ulidkeys.clientevents`). Where it is not as expected, nothing is
 # replaced and the library's own calls are not read plain (botocore's values, boto3's
 # conversion): slower, never different.
-
-
-def _emitter(events: Any) -> Any:
-    """The HierarchicalEmitter behind a client's ``meta.events``, or None if not known."""
-    emitter = getattr(events, "_emitter", events)
-    handlers = getattr(emitter, "_handlers", None)
-    if (
-        isinstance(getattr(emitter, "_unique_id_handlers", None), dict)
-        and isinstance(getattr(emitter, "_lookup_cache", None), dict)
-        and isinstance(getattr(handlers, "_root", None), dict)
-        and callable(getattr(handlers, "prefix_search", None))
-    ):
-        return emitter
-    return None
 
 
 def _take_boto3_output(emitter: Any) -> tuple[bool, _ResourceOutput | None]:
@@ -309,16 +307,17 @@ def _replace(emitter: Any, event: str, unique_id: str, old: Any, new: Any) -> bo
     return False
 
 
-def _runs_first(emitter: Any, event: str, handler: Any) -> bool:
+def _runs_first(hierarchical: Any, event: str, handler: Any) -> bool:
     """Whether ``handler`` is the first handler of ``event`` (None: whether it has none), so
-    no other handler sees or changes an answer before it (or before the library does)."""
-    try:
-        handlers = emitter._lookup_cache.get(event)  # what the next emit calls, once emitted
-        if handlers is None:
-            handlers = emitter._handlers.prefix_search(event)
-        return (handlers[0] if handlers else None) is handler
-    except Exception:
+    no other handler sees or changes an answer before it (or before the library does).
+    botocore's own retry bookkeeping (:func:`~ulidkeys.clientevents.is_retry_machinery`,
+    registered by the ``standard`` and ``adaptive`` retry modes) is passed over: it never
+    sees the answer's body."""
+    handlers = handlers_of(hierarchical, event)
+    if handlers is None:
         return False
+    others = [one for one in handlers if not is_retry_machinery(one)]
+    return (others[0] if others else None) is handler
 
 
 Shipped = tuple[type, dict[str, Any]]

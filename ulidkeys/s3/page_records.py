@@ -266,8 +266,13 @@ class Template:
         def where(kind: int) -> tuple[int, ...]:
             return tuple(i for i, member in enumerate(leaves) if member.kind == kind)
 
-        self.strings, self.integers = where(STRING), where(INTEGER)
-        self.timestamps, self.booleans = where(TIMESTAMP), where(BOOLEAN)
+        self.integers, self.timestamps, self.booleans = (
+            where(INTEGER),
+            where(TIMESTAMP),
+            where(BOOLEAN),
+        )
+        # read as XML text (``({TEXT}*)``: any reference may be there), unescaped first
+        self.texts = where(STRING) + self.booleans
 
     def build(self, rows: list[tuple[str, ...]], moments: Moments) -> list[dict[str, Any]]:
         """The dicts of a run of records (their values by element, in document order):
@@ -275,7 +280,7 @@ class Template:
         columns: list[Any] = list(zip(*rows, strict=True))
         if not columns:
             return [{} for _ in rows]
-        for i in self.strings:
+        for i in self.texts:  # strings and booleans: the columns that may hold references
             joined = "".join(columns[i])
             if "&" in joined:  # a reference to read (S3 escapes every quote of an ETag)
                 columns[i] = _unescape_column(columns[i], joined)
@@ -283,7 +288,7 @@ class Template:
             columns[i] = list(map(int, columns[i]))
         for i in self.timestamps:
             columns[i] = moments.column(columns[i])
-        for i in self.booleans:
+        for i in self.booleans:  # botocore: true only for the text "true", once unescaped
             columns[i] = list(map(_TRUE.__eq__, columns[i]))
         return list(map(self.dict, *columns))
 

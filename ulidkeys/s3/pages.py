@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import tzinfo
 from typing import Any
 
+from ulidkeys.clientevents import emits_before_parse
 from ulidkeys.s3.page_records import (
     BOOLEAN,
     INTEGER,
@@ -42,10 +43,21 @@ HANDLER_ID = "ulidkeys.s3.pages"
 
 # --- reading a page ----------------------------------------------------------------------
 
+# What :meth:`PageReader._zone` found: not asked yet, or a zone that depends on the date.
+_UNKNOWN, _VARIES = object(), object()
+
 # S3's own prolog and root; any other (a BOM, a DOCTYPE, another encoding) goes to botocore.
+# The default namespace only as URI characters (no reference, no whitespace that attribute
+# normalisation would change, no "}": ElementTree's namespace separator, which expat 2.4.5+
+# refuses in a URI), and not one of the two names XML reserves, which expat refuses to bind
+# (botocore's parser fails on them, so its check for a "200 with an <Error> body" never
+# sees such a page: neither may the reader).
 _PROLOG = re.compile(
     r'(?:<\?xml version="1\.0"(?: encoding="(?i:utf-8)")?[ \t\n]*\?>)?[ \t\n]*'
-    r'<ListBucketResult(?: xmlns="[^"<>&]*")?>'
+    r"<ListBucketResult(?: xmlns=\"([A-Za-z0-9._~:/?#\[\]@!$'()*+,;=%-]*)\")?>"
+)
+_RESERVED_NAMESPACES = frozenset(
+    {"http://www.w3.org/2000/xmlns/", "http://www.w3.org/XML/1998/namespace"}
 )
 _ROOT_END = "</ListBucketResult>"
 # Characters XML 1.0 forbids, and CR (expat reads a literal CR as LF): a page holding one is
@@ -76,16 +88,32 @@ class PageReader:
 
     def __init__(self, fields: Mapping[str, Member], timestamps: Callable[[str], Any]) -> None:
         self.fields, self.timestamps = fields, timestamps
-        self._zones: dict[tuple[str, ...], tzinfo | None] = {}
+        self._zones: dict[tuple[Any, ...], tzinfo | object | None] = {}
         self._templates = Templates()
 
-    def _zone(self) -> tzinfo | None:
-        # dateutil gives "...Z" the local zone when that is named "UTC", else tzutc(): ask it
-        # once per local zone name (the only input that choice reads)
-        names = tuple(time.tzname)
-        if names not in self._zones:
-            self._zones[names] = self.timestamps("1970-01-01T00:00:00Z").tzinfo
-        return self._zones[names]
+    def _zone(self) -> tzinfo | object | None:
+        """The time zone botocore's parser gives S3's "...Z" timestamps in the local zone in
+        force, or :data:`_VARIES` when that depends on the date.
+
+        dateutil reads "Z" as the name "UTC" and gives the local zone (``tzlocal()``) when
+        ``time.tzname`` holds that name and the local zone is called so on that date, else
+        ``tzutc()``; a ``tzlocal()`` keeps the offsets and names in force when it was made.
+        So the zone is asked of the parser once per local zone as ``time.tzset()`` left it
+        (names, offsets, daylight saving: all that tzlocal reads), which follows a ``TZ``
+        changed at run time. A zone with daylight saving that is named "UTC" in one half of
+        the year only (``TZ=UTC0BST,...``) gives tzlocal() on some dates and tzutc() on the
+        others: its pages are botocore's to read."""
+        key = (tuple(time.tzname), time.timezone, time.altzone, time.daylight)
+        zone = self._zones.get(key, _UNKNOWN)
+        if zone is _UNKNOWN:
+            names = set(time.tzname)
+            daylight_saving = time.daylight and time.altzone != time.timezone  # tzlocal's
+            if "UTC" in names and names != {"UTC"} and daylight_saving:
+                zone = _VARIES
+            else:
+                zone = self.timestamps("1970-01-01T00:00:00Z").tzinfo
+            self._zones[key] = zone
+        return zone
 
     def read(self, body: bytes) -> dict[str, Any] | None:
         """The body members botocore would parse from ``body``, or None: botocore's to read."""
@@ -103,9 +131,14 @@ class PageReader:
         end = text.rfind(_ROOT_END)
         if start is None or end < start.end() or text[end + len(_ROOT_END) :].strip(" \t\n"):
             return None  # another document, or one cut short
+        if start.group(1) in _RESERVED_NAMESPACES:
+            return None  # expat refuses the document: botocore's error
+        zone = self._zone()
+        if not (zone is None or isinstance(zone, tzinfo)):  # _VARIES
+            return None  # the local zone makes botocore's zone depend on the date
         inner = text[start.end() : end]
         try:
-            return self._build(inner, Moments(self._zone(), self.timestamps))
+            return self._build(inner, Moments(zone, self.timestamps))
         except Unrecognised:
             return None
 
@@ -228,8 +261,11 @@ def _rank(member: Member) -> int:
 def install_fast_pages(client: Any) -> bool:
     """Read this client's ``ListObjectsV2`` pages with :class:`PageReader` (a handler on the
     client's own event system; other clients and boto3's defaults are untouched). Returns
-    whether it is installed: not on clients that are no botocore S3 client, nor on one whose
-    session parses timestamps its own way. Installing twice keeps one handler.
+    whether it is installed, which is whether the client's pages are read by it: not on
+    clients that are no botocore S3 client, nor on one whose botocore emits no
+    ``before-parse`` (below botocore 1.35.16 and aiobotocore 2.15.0: the reader would never
+    be called), nor on one whose session parses timestamps its own way. Installing twice
+    keeps one handler.
 
     The handler reads a 200 answer's body; when it recognises the page it hands botocore the
     members in ``customized_response_dict`` (merged into the parsed response) and an empty
@@ -242,7 +278,7 @@ def install_fast_pages(client: Any) -> bool:
     model = getattr(meta, "service_model", None)
     if events is None or model is None or getattr(model, "service_name", None) != "s3":
         return False
-    if _custom_timestamps(client):
+    if _custom_timestamps(client) or not emits_before_parse(client):
         return False
     reader = PageReader(
         model_fields(model.operation_model(OPERATION).output_shape), _default_timestamps()
