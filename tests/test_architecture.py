@@ -624,7 +624,7 @@ def test_adapters_import_no_planner_internals() -> None:
 def test_fake_private_import_is_found(tmp_path: Path) -> None:
     (tmp_path / PACKAGE / "s3").mkdir(parents=True)
     (tmp_path / PACKAGE / "s3" / "bucket.py").write_text(
-        "from ulidkeys.planning.listings import plan_window, _ordered_call\n"
+        "from ulidkeys.planning.listings import plan_listing, _ordered_call\n"
     )
     (tmp_path / PACKAGE / "s3" / "ok.py").write_text("from ulidkeys.planning.plans import Plan\n")
     found = private_imports(tmp_path, ADAPTERS, BELOW_ADAPTERS)

@@ -30,14 +30,9 @@ from moto import mock_aws
 from readersupport import BEFORE_PARSE, needs_before_parse
 from test_dynamodb_support import create_table
 
-from ulidkeys.dynamodb import (
-    Entity,
-    QuerySource,
-    Table,
-    install_fast_pages,
-    remove_fast_pages,
-)
+from ulidkeys.dynamodb import Entity, Table, install_fast_pages, remove_fast_pages
 from ulidkeys.dynamodb.pages import READS, PageReader, _boto3_reader, plain_items
+from ulidkeys.dynamodb.table import QuerySource
 from ulidkeys.ulid import ULID
 
 CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "k", "aws_secret_access_key": "s"}

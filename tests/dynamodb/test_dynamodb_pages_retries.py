@@ -22,8 +22,10 @@ from readersupport import BEFORE_PARSE, CREDENTIALS, RETRY_MODES, client_in_mode
 from test_dynamodb_pages import HEADERS, POST, T0, _Raw, exact, store
 from test_dynamodb_support import create_table
 
-from ulidkeys.dynamodb import QuerySource, Table, Target
+from ulidkeys.dynamodb import Table
+from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.pages import PageReader, plain_items
+from ulidkeys.dynamodb.table import QuerySource
 
 _orgs = itertools.count()
 

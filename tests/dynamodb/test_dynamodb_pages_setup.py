@@ -38,7 +38,9 @@ from test_dynamodb_pages import (
 )
 from test_dynamodb_support import create_table
 
-from ulidkeys.dynamodb import QuerySource, Table, Target, install_fast_pages
+from ulidkeys.dynamodb import Table, install_fast_pages
+from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb.table import QuerySource
 
 _orgs = itertools.count()
 

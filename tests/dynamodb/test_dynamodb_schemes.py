@@ -18,11 +18,10 @@ from idsupport import SORTABLE
 from moto import mock_aws
 from test_dynamodb_support import PageRecorder, brute_force, create_table
 
-from ulidkeys.dynamodb import Entity, Table, plan_query, plan_window
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.engine import threads
 from ulidkeys.engine.chains import Page
 from ulidkeys.ids import (
-    DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
     KSUID,
     OBJECT_ID,
@@ -32,7 +31,9 @@ from ulidkeys.ids import (
     UUID7,
     IdScheme,
 )
+from ulidkeys.ids.discord import DISCORD_SNOWFLAKE
 from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.queries import plan_query
 from ulidkeys.timeinput import to_ms
 
 STRINGS, NUMBERS = "scheme_strings", "scheme_numbers"
@@ -56,7 +57,7 @@ def entity_for(scheme: IdScheme, variant: str) -> Entity:
 
 
 #: The schemes run with every variant (string, hot partitions, number): one of each text form.
-#: (ids.SCHEMES, now derived from the registry, holds more: the rest run as MORE_SCHEMES.)
+#: (the registry's SCHEMES holds more: the rest run as MORE_SCHEMES.)
 FULL: tuple[IdScheme, ...] = (
     ULID_SCHEME,
     UUID7,
@@ -177,9 +178,7 @@ def test_windows_of_every_scheme_equal_brute_force_in_memory(
         if limit is None:
             assert results.stats.read == results.stats.returned == len(expected)
         elif got:  # the rest, from the cursor alone
-            resumed = plan_window(
-                entity, cursor=results.cursor, newest_first=newest_first, fields={"org": org}
-            )
+            resumed = entity.plan_window(cursor=results.cursor, newest_first=newest_first, org=org)
             rest = threads.run(resumed, source)
             assert got + [item[entity.table.sk_attr] for item in rest] == expected
 

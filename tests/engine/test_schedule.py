@@ -17,7 +17,8 @@ from s3support import T0, FakeDirectoryBucket, FakeS3, brute_force, layouts, uli
 from ulidkeys.engine import tasks, threads
 from ulidkeys.engine.chains import Page, Stats
 from ulidkeys.engine.scheduling import Schedule
-from ulidkeys.s3 import KeyLayout, plan_window
+from ulidkeys.planning.listings import plan_listing
+from ulidkeys.s3 import KeyLayout
 from ulidkeys.s3.bucket import ListingSource
 
 HOUR = 3_600_000
@@ -102,7 +103,7 @@ def test_both_shells_list_exactly_the_window(
     fake: Any = FakeDirectoryBucket(keys, seed=page, page=page) if directory else FakeS3(keys, page)
     source = ListingSource(fake, "d--x-s3" if directory else "b")
     newest_first = directory and limit is not None  # latest's plans on directory buckets
-    plan = plan_window(
+    plan = plan_listing(
         layout,
         start,
         end,
@@ -133,7 +134,7 @@ def test_a_cursor_taken_anywhere_resumes_with_exactly_the_rest(
     layout, keys, start, end = scenario
     expected = brute_force(layout, keys, start, end)
     source = ListingSource(FakeS3(keys, page), "b")
-    plan = plan_window(layout, start, end, max_keys=page)
+    plan = plan_listing(layout, start, end, max_keys=page)
     stop = data.draw(st.integers(1, max(1, len(expected))), "stop")
     shell = data.draw(st.sampled_from([thread_run, task_run]), "shell")
     got, cursor, _stats = shell(plan, source, workers, True, stop)
@@ -141,7 +142,7 @@ def test_a_cursor_taken_anywhere_resumes_with_exactly_the_rest(
     if cursor is None:
         assert not expected
         return
-    rest_plan = plan_window(layout, start, end, cursor=cursor, max_keys=page)
+    rest_plan = plan_listing(layout, start, end, cursor=cursor, max_keys=page)
     rest, _cursor, _stats = shell(rest_plan, source, workers, True, None)
     assert got + rest == expected
 
@@ -150,7 +151,7 @@ def test_the_schedule_sends_nothing_past_a_reached_limit() -> None:
     layout = KeyLayout("u/", shards=3)
     keys = [layout.key_for(ulid_at(T0 + i, i)) for i in range(300)]
     fake = FakeS3(keys, page=10)
-    plan = plan_window(layout, T0, T0 + 300, max_keys=10, limit=5)
+    plan = plan_listing(layout, T0, T0 + 300, max_keys=10, limit=5)
     schedule = Schedule(plan, Stats())
     source = ListingSource(fake, "b")
     pending = [schedule.take()]

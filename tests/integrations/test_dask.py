@@ -16,7 +16,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from ulidkeys import ULID
-from ulidkeys.dask import ClientSettings, query_bag, window_bag
+from ulidkeys.clients import ClientSettings
+from ulidkeys.dask import query_bag, window_bag
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidType, InvalidWindow
 from ulidkeys.s3 import Bucket, KeyLayout

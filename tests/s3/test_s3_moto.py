@@ -38,7 +38,8 @@ from ulidkeys.ids import (
     ULID_SCHEME,
     IdScheme,
 )
-from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+from ulidkeys.planning.listings import plan_listing
+from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.timeinput import MAX_MS
 
 HOUR = 3_600_000
@@ -474,13 +475,13 @@ def check_every_scheme(
             newest = in_memory.latest(7, since=start, until=end)
             assert keys_of(newest) == expected[::-1][:7], (layout, start, end)
         else:  # times a TimeWindow cannot name (before 1970, past 2**48): plan by hand
-            listing = listed.run(plan_window(layout, start, min(end, 1 << 60)))
+            listing = listed.run(plan_listing(layout, start, min(end, 1 << 60)))
         assert keys_of(listing) == expected, (layout, start, end)
         assert listing.stats.returned == len(expected)
         assert all(scheme.parse(layout.parse(k).id) == layout.parse(k).id for k in expected)
         # and a directory bucket (unordered pages, folder by folder), in memory
         try:
-            plan = plan_window(layout, start, min(end, 1 << 60), directory_bucket=True)
+            plan = plan_listing(layout, start, min(end, 1 << 60), directory_bucket=True)
         except InvalidValue as error:  # a window of centuries, folder by folder
             assert "more than 10,000" in str(error)
             continue

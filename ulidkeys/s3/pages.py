@@ -414,7 +414,7 @@ class PageReader:
 
     def _zone(self) -> tzinfo | object | None:
         """The time zone botocore's parser gives S3's "...Z" timestamps in the local zone in
-        force, or :data:`_VARIES` when that depends on the date.
+        force, or ``_VARIES`` when that depends on the date.
 
         dateutil reads "Z" as the name "UTC" and gives the local zone (``tzlocal()``) when
         ``time.tzname`` holds that name and the local zone is called so on that date, else
