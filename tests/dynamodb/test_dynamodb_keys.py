@@ -35,7 +35,7 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.entity import PAST_ALL_KEYS
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS
 from ulidkeys.planning.sortkeys import key_after, largest_fill, utf8_len
 from ulidkeys.timeinput import to_ms
 from ulidkeys.ulid import ULID

@@ -30,7 +30,7 @@ from ulidkeys.ids import (
     UUID7,
     IdScheme,
 )
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS
 from ulidkeys.timeinput import to_ms
 
 STRINGS, NUMBERS = "scheme_strings", "scheme_numbers"

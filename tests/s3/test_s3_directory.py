@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from s3support import T0, FakeDirectoryBucket, brute_force, keys_of, layouts, ulid_at
 
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, UnorderedListing, UploadConflict
-from ulidkeys.planning.partitions import DAY_MS as DAY
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.periods import DAY_MS as DAY
+from ulidkeys.planning.periods import Period
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 
 BUCKET = "uploads--use1-az4--x-s3"

@@ -17,7 +17,7 @@ from ulidkeys.errors import (
     InvalidValue,
     KeyMismatch,
 )
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS, Period
 from ulidkeys.s3 import KeyLayout, KeyParts
 
 times = st.integers(0, PARTITION_LIMIT_MS - 1)

@@ -22,7 +22,7 @@ from ulidkeys.errors import (
     UnexpectedResponse,
 )
 from ulidkeys.planning.listings import layout_scope
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS
 from ulidkeys.planning.plans import Cursor
 from ulidkeys.s3 import MAX_KEYS, Bucket, KeyLayout, plan_window
 

@@ -19,7 +19,7 @@ from ulidkeys.ids.tickets import TICKET, TicketSplit
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.keyschemas import Index
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.planning.queries import QueryCall, plan_query, plan_window
 from ulidkeys.planning.sortkeys import MAX_SORT_KEY_BYTES, key_after, key_before

@@ -10,7 +10,7 @@ from ulidkeys.engine.threads import Consumption, Results
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.layout import MAX_KEY_BYTES, MAX_SHARDS, KeyLayout, KeyParts
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_folders, plan_window
-from ulidkeys.planning.partitions import PeriodFolder
+from ulidkeys.planning.periods import PeriodFolder
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket, ListingSource, is_directory_bucket
 from ulidkeys.s3.checkpoints import S3CheckpointStore
