@@ -400,9 +400,9 @@ class Period:
 
     def next(self, start: int) -> int:
         """The first millisecond of the period after the one holding ``start``."""
-        start = self.floor(start)
+        first = self._definition.floor(self.check(start))  # not clipped: 1970-W01 is 7 days
         try:
-            following = self._definition.next(start)
+            following = self._definition.next(first)
         except (ValueError, OverflowError):  # a date past 9999-12-31
             return PARTITION_LIMIT_MS
         return min(following, PARTITION_LIMIT_MS)
