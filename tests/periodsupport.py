@@ -40,9 +40,7 @@ class Oracle:
 
 
 ORACLES: dict[str, Oracle] = {
-    "hour": Oracle(
-        lambda m: f"{m:%Y-%m-%dT%H}", lambda m: f"dt={m:%Y-%m-%d}/hr={m:%H}/", HOUR_MS
-    ),
+    "hour": Oracle(lambda m: f"{m:%Y-%m-%dT%H}", lambda m: f"dt={m:%Y-%m-%d}/hr={m:%H}/", HOUR_MS),
     "day": Oracle(lambda m: f"{m:%Y-%m-%d}", lambda m: f"dt={m:%Y-%m-%d}/", DAY_MS),
     "week": Oracle(_iso_week, lambda m: f"wk={_iso_week(m)}/", DAY_MS),
     "month": Oracle(lambda m: f"{m:%Y-%m}", lambda m: f"dt={m:%Y-%m}/", DAY_MS),

@@ -6,6 +6,7 @@ one; and the registry's own rules (nesting, fixed widths, chronological folder t
 
 from __future__ import annotations
 
+import itertools
 import pickle
 from datetime import date, datetime, timezone
 
@@ -122,7 +123,7 @@ def test_spans_cover_the_window_without_gaps(name: str, start: int, length: int)
         assert spans == []
         return
     assert spans[0][0] == brute_floor(name, start) and spans[-1][1] == brute_next(name, end - 1)
-    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
     assert all(period.next(first) == following for first, following in spans)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hypothesis import strategies as st
+from periodsupport import layout_periods_or_none
 
 from ulidkeys import base32
 from ulidkeys.s3 import KeyLayout
@@ -22,7 +23,7 @@ layouts = st.builds(
     KeyLayout,
     prefix=st.sampled_from(["", "uploads/", "tenant/acme/", "img-", "é/ü"]),
     shards=st.sampled_from([None, None, 1, 3, 16]),
-    period=st.sampled_from([None, "day", "hour"]),
+    period=layout_periods_or_none,
     suffix=st.sampled_from(["", "", ".jpg", "/meta.json"]),
 )
 

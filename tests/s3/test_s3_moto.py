@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
 from moto import mock_aws
+from periodsupport import layout_periods
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -38,6 +39,7 @@ from ulidkeys.ids import (
     ULID_SCHEME,
     IdScheme,
 )
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import Bucket, KeyLayout, plan_window
 from ulidkeys.timeinput import MAX_MS
 
@@ -312,7 +314,7 @@ def test_racing_writers_one_wins_nothing_lost(
         KeyLayout,
         prefix=st.sampled_from(["", "c/"]),
         shards=st.sampled_from([2, 5, 16]),
-        period=st.sampled_from(["day", "hour"]),
+        period=layout_periods,
         suffix=st.sampled_from(["", ".json"]),
     ),
     seed=st.integers(0, 2**32),
@@ -366,10 +368,15 @@ def test_cursors_resume_listings_and_latest_exactly(
 
 # --- every id scheme as keys ------------------------------------------------------------------
 
-SCHEME_LAYOUTS = [
+#: No period, then every period layouts offer (drawn from the registry: a new period joins).
+SCHEME_LAYOUTS: list[dict[str, Any]] = [
     {"prefix": "ids/"},
-    {"prefix": "ids/", "shards": 3, "period": "day", "suffix": ".bin"},
-    {"shards": 4, "period": "hour", "suffix": "/meta.json"},
+    *(
+        {"shards": 4, "period": name, "suffix": "/meta.json"}
+        if n % 2
+        else {"prefix": "ids/", "shards": 3, "period": name, "suffix": ".bin"}
+        for n, name in enumerate(LAYOUT_PERIOD_NAMES)
+    ),
 ]
 
 
