@@ -77,8 +77,9 @@ def _athena_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     period = given(args.period, settings.get("period"), None)
     if period is None:
         raise InvalidValue(
-            f"athena projects period folders: {args.location} has none; give --period "
-            f"{'/'.join(LAYOUT_PERIOD_NAMES)} (or set period in the config's layout)"
+            f"athena projects period folders: {args.location} has none; give "
+            f"{' or '.join(f'--period {name}' for name in LAYOUT_PERIOD_NAMES)} (or set period "
+            "in the config's layout)"
         )
     layout = KeyLayout(
         prefix=prefix,
