@@ -14,6 +14,7 @@ from moto import mock_aws
 
 from ulidkeys.cli import main
 from ulidkeys.ids import UUID7
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.survey.hints import MAX_CALLS, look
 from ulidkeys.ulid import ULID
@@ -84,3 +85,35 @@ def test_the_look_is_bounded(s3: Any) -> None:
     found = look("uploads/", lister)
     assert found is not None and (found.shards, found.period, found.scheme) == (4, "day", "ulid")
     assert len(calls) == found.calls <= MAX_CALLS
+
+
+@pytest.mark.parametrize("period", LAYOUT_PERIOD_NAMES)
+def test_every_period_s_folders_are_read_level_by_level(
+    aws_credentials: None, period: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the periods layouts offer, drawn from the registry: the look walks a period's folder
+    # levels from the top (dt= then hr=, or wk=, or dt=YYYY-MM/) and names it
+    layout = KeyLayout("logs/", shards=3, period=period, suffix=".json")
+    other = next(name for name in LAYOUT_PERIOD_NAMES if name != period)
+    with mock_aws():
+        client = boto3.client("s3")
+        client.create_bucket(Bucket="photos")
+        for i in range(30):  # over 30 days: several folders of each period
+            key = layout.key_for(ULID.new(at=START - i * 86_400_000))
+            client.put_object(Bucket="photos", Key=key, Body=b"")
+
+        def lister(prefix: str, delimiter: str | None, most: int) -> tuple[list[str], list[str]]:
+            request: dict[str, Any] = {"Bucket": "photos", "Prefix": prefix, "MaxKeys": most}
+            if delimiter:
+                request["Delimiter"] = delimiter
+            page = client.list_objects_v2(**request)
+            return [p["Prefix"] for p in page.get("CommonPrefixes", [])], [
+                o["Key"] for o in page.get("Contents", [])
+            ]
+
+        found = look("logs/", lister)
+        assert found is not None and (found.shards, found.period) == (3, period)
+        assert found.calls <= MAX_CALLS and found.suffix == ".json"
+        argv = ["ls", "s3://photos/logs/", "--shards", "3", "--period", other, *WINDOW]
+        assert main([*argv, "-o", "jsonl"]) == 0
+        assert f"try --period {period}" in capsys.readouterr().err
