@@ -249,3 +249,12 @@ def test_folders_are_found_at_either_end_of_a_text(name: str, ms: int, before: s
         assert level in level_periods(depth, above)
         assert level.level_pattern.fullmatch(level.level(ms))
         above = level
+
+
+@given(ms=times)
+def test_a_folder_names_one_period(ms: int) -> None:
+    # the survey, hints and pasted keys tell periods apart by their folders alone
+    for period in LAYOUT_PERIODS:
+        folder = period.folder(ms)
+        assert [p for p in LAYOUT_PERIODS if p.folder_pattern.fullmatch(folder)] == [period]
+        assert folder_at_start(folder) == (period, len(folder))

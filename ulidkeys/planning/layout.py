@@ -112,10 +112,11 @@ class KeyLayout:
     * ``shards``: None for no shard folder, else N folders ``00/`` .. ``N-1/`` (fixed width),
       the shard derived from the id (:func:`ulidkeys.ids.shard_of`), so the key can be rebuilt
       from the id alone;
-    * ``period``: ``None`` or a period S3 layouts offer (:data:`~ulidkeys.planning.periods.
-      LAYOUT_PERIOD_NAMES`): ``"hour"`` (``dt=2024-05-17/hr=09/``), ``"day"``
-      (``dt=2024-05-17/``), ``"week"`` (ISO weeks, ``wk=2024-W20/``) or ``"month"``
-      (``dt=2024-05/``), in UTC, Hive-style for Athena/Glue partition projection;
+    * ``period``: ``None`` or a period S3 layouts offer
+      (:data:`~ulidkeys.planning.periods.LAYOUT_PERIOD_NAMES`): ``"hour"``
+      (``dt=2024-05-17/hr=09/``), ``"day"`` (``dt=2024-05-17/``), ``"week"`` (ISO weeks,
+      ``wk=2024-W20/``) or ``"month"`` (``dt=2024-05/``), in UTC, Hive-style for Athena/Glue
+      partition projection;
     * ``suffix``: text after the id (``".jpg"``); a per-call ``ext`` replaces it;
     * ``scheme``: the id scheme (default ULID); its text must sort by time;
     * ``newest_first``: keys embed the id with its time inverted (:func:`~ulidkeys.ids.invert_id`:

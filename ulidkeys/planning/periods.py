@@ -266,7 +266,7 @@ DEFINITIONS: tuple[PeriodDefinition, ...] = (
     ),
     PeriodDefinition(
         name="year",
-        summary="a UTC calendar year (DynamoDB buckets only)",
+        summary="a UTC calendar year",
         form="YYYY",
         floor=_year_floor,
         next=_year_next,
