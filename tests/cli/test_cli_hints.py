@@ -16,7 +16,7 @@ from ulidkeys.cli import main
 from ulidkeys.ids import UUID7
 from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import KeyLayout
-from ulidkeys.survey.hints import MAX_CALLS, look
+from ulidkeys.survey.hints import MAX_CALLS, Lister, look
 from ulidkeys.ulid import ULID
 
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z
@@ -69,8 +69,8 @@ def test_a_listing_that_fits_gives_no_hint(s3: Any, capsys: pytest.CaptureFixtur
     assert len(out.splitlines()) == 60 and "hint" not in err
 
 
-def test_the_look_is_bounded(s3: Any) -> None:
-    calls = []
+def lister_of(s3: Any, calls: list[str]) -> Lister:
+    """One ListObjectsV2 call of bucket ``photos`` a look asks for, its prefix noted."""
 
     def lister(prefix: str, delimiter: str | None, max_keys: int) -> tuple[list[str], list[str]]:
         calls.append(prefix)
@@ -82,7 +82,12 @@ def test_the_look_is_bounded(s3: Any) -> None:
             o["Key"] for o in page.get("Contents", [])
         ]
 
-    found = look("uploads/", lister)
+    return lister
+
+
+def test_the_look_is_bounded(s3: Any) -> None:
+    calls: list[str] = []
+    found = look("uploads/", lister_of(s3, calls))
     assert found is not None and (found.shards, found.period, found.scheme) == (4, "day", "ulid")
     assert len(calls) == found.calls <= MAX_CALLS
 
@@ -101,19 +106,10 @@ def test_every_period_s_folders_are_read_level_by_level(
         for i in range(30):  # over 30 days: several folders of each period
             key = layout.key_for(ULID.new(at=START - i * 86_400_000))
             client.put_object(Bucket="photos", Key=key, Body=b"")
-
-        def lister(prefix: str, delimiter: str | None, most: int) -> tuple[list[str], list[str]]:
-            request: dict[str, Any] = {"Bucket": "photos", "Prefix": prefix, "MaxKeys": most}
-            if delimiter:
-                request["Delimiter"] = delimiter
-            page = client.list_objects_v2(**request)
-            return [p["Prefix"] for p in page.get("CommonPrefixes", [])], [
-                o["Key"] for o in page.get("Contents", [])
-            ]
-
-        found = look("logs/", lister)
+        calls: list[str] = []
+        found = look("logs/", lister_of(client, calls))
         assert found is not None and (found.shards, found.period) == (3, period)
-        assert found.calls <= MAX_CALLS and found.suffix == ".json"
+        assert len(calls) == found.calls <= MAX_CALLS and found.suffix == ".json"
         argv = ["ls", "s3://photos/logs/", "--shards", "3", "--period", other, *WINDOW]
         assert main([*argv, "-o", "jsonl"]) == 0
         assert f"try --period {period}" in capsys.readouterr().err

@@ -13,12 +13,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
-from moto import mock_aws
 from periodsupport import layout_periods
 from s3support import (
     T0,
@@ -29,6 +27,7 @@ from s3support import (
     fill_bucket,
     keys_of,
     layouts,
+    moto_client,
     new_bucket,
     ulid_at,
 )
@@ -49,13 +48,7 @@ DAY = 86_400_000
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[Recorder]:
-    with mock_aws():
-        client = boto3.client(
-            "s3",
-            region_name="us-east-1",
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
+    with moto_client() as client:
         yield Recorder(client)
 
 

@@ -9,11 +9,9 @@ import itertools
 import random
 from collections.abc import Iterator
 
-import boto3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from moto import mock_aws
 from periodsupport import brute_floor, brute_next, layout_periods
 from s3support import (
     FakeDirectoryBucket,
@@ -22,6 +20,7 @@ from s3support import (
     brute_force,
     fill_bucket,
     keys_of,
+    moto_client,
     new_bucket,
     ulid_at,
 )
@@ -43,13 +42,7 @@ SPREAD = 16 * DAY_MS
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[Recorder]:
-    with mock_aws():  # a bucket a test (new_bucket): the module shares one moto
-        client = boto3.client(
-            "s3",
-            region_name="us-east-1",
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
+    with moto_client() as client:  # a bucket a test (new_bucket): one moto for the module
         yield Recorder(client)
 
 
