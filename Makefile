@@ -11,13 +11,16 @@ PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])
 # gets the same versions. Only `make lock` changes it.
 CONSTRAINTS := constraints/py$(PYVER).txt
 
-.PHONY: test test-all lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
+.PHONY: test test-all test-botocore lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
 
-# The suite's branch coverage may only rise: `make test` fails below this floor (measured
-# 95.05-95.28% over this session's runs; hypothesis draws differ run to run, so the floor keeps
-# half a point of room). The suite runs on both cores (pytest-xdist): tracing coverage doubles
-# its CPU time.
+# The suite's branch coverage may only rise: `make test-all` fails below this floor, measured
+# on the whole suite (the heavy runs included; hypothesis draws differ run to run, so the floor
+# keeps half a point of room).
 COVERAGE_FLOOR := 94.5
+# pytest writes the test modules it rewrites (its assertion messages) to __pycache__ unless this
+# is set: a warm loop reuses them instead of rewriting every module on every run.
+unexport PYTHONDONTWRITEBYTECODE
+LINTED := ulidkeys tests benchmarks examples docs/hooks scripts noxfile.py
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,21 +43,37 @@ $(CONSTRAINTS):
 	@echo "$(CONSTRAINTS) is missing: Python $(PYVER) is not one the package claims ($(PYTHONS))," \
 		"or run 'make lock'" >&2; exit 1
 
+# The loop a contributor waits on (a few minutes on 2 cores): lint, types, and the suite but
+# its heavy integration runs (marked slow: Spark, Dask's cluster, notebooks, the docs build and
+# its examples, the demo, the fault world, the every-scheme suites on moto, long fuzzing), on
+# both cores, with the short hypothesis profile and no coverage.
 test: $(STAMP)
-	$(BIN)/ruff check ulidkeys tests benchmarks examples docs/hooks scripts noxfile.py
-	$(BIN)/ruff format --check ulidkeys tests benchmarks examples docs/hooks scripts noxfile.py
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy ulidkeys
-	# the strict documentation build runs inside the suite (tests/test_reference.py builds the
-	# site with --strict and reads its inventory), beside the other tests instead of before them
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --cov=ulidkeys --cov-branch \
-		--cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 2 --dist worksteal -m "not slow"
 
-# `make test`, then the suite on every other claimed Python present on this machine (noxfile.py:
-# installed from its constraints file, no coverage, no second lint or docs build); one missing
-# here is skipped with a line saying so. One version: `.venv/bin/nox -s tests-3.12`.
-# PYTEST_WORKERS (default 2) sets pytest-xdist's workers.
-test-all: test $(VENV)/.installed-tools
+# What CI runs: lint and types, the whole suite - the slow runs and the strict documentation
+# build included - with branch coverage and its floor on this Python, then the suite but its
+# slow runs on every other claimed Python present on this machine (noxfile.py: installed from
+# its constraints file; one missing here is skipped with a line saying so; one version:
+# `.venv/bin/nox -s tests-3.12`), then the page readers over the botocore range.
+# PYTEST_WORKERS (default 2) sets pytest-xdist's workers of the nox sessions.
+test-all: $(STAMP) $(VENV)/.installed-tools
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/mypy ulidkeys
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --dist worksteal --cov=ulidkeys \
+		--cov-branch --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 	$(BIN)/nox -s $(foreach v,$(filter-out $(PYVER),$(PYTHONS)),tests-$(v))
+	$(MAKE) test-botocore
+
+# The page readers' and windows' tests over the botocore range the package allows (noxfile.py,
+# a few minutes each): the oldest (constraints/botocore-oldest.txt, on the oldest Python), the
+# newest pip resolves (constraints/botocore-newest.txt, on the newest Python) and the locked
+# one with AWS_RETRY_MODE=standard. An interpreter this machine lacks is skipped.
+test-botocore: $(VENV)/.installed-tools
+	$(BIN)/nox -s botocore_oldest botocore_newest botocore_standard_retries
 
 # Re-resolve the test and docs extras for every claimed Python (and the tools) to the newest
 # versions that fit pyproject.toml and constraints/compat.in, into constraints/*.txt. On
@@ -67,6 +86,18 @@ lock: $(VENV)/.installed-tools
 	done
 	$(BIN)/uv pip compile constraints/tools.in --universal --python $(BIN)/python --upgrade \
 		--quiet --custom-compile-command "make lock" -o constraints/tools.txt
+	# the two ends of the botocore range (`make test-botocore`), and which boto3, botocore and
+	# aiobotocore each extra that brings them resolves to today (extra-*.txt, for the docs)
+	$(BIN)/uv pip compile constraints/botocore-oldest.in --python-version $(firstword $(PYTHONS)) \
+		--python $(BIN)/python --upgrade --quiet --custom-compile-command "make lock" \
+		-o constraints/botocore-oldest.txt
+	for name in botocore-newest extra-aws extra-async; do \
+		case $$name in extra-*) input="pyproject.toml --extra $${name#extra-}";; \
+			*) input=constraints/$$name.in;; esac; \
+		$(BIN)/uv pip compile $$input --python-version $(lastword $(PYTHONS)) \
+			--python $(BIN)/python --upgrade --quiet --custom-compile-command "make lock" \
+			-o constraints/$$name.txt || exit 1; \
+	done
 
 # The documentation site, built strictly (a broken link, reference or docstring fails) into site/:
 # installs only the docs extra (the package itself and mkdocs).

@@ -1,10 +1,13 @@
 """The test suite on every Python the package claims (``make test-all``; ``nox -s tests-3.12``
-for one of them).
+for one of them), and the page readers' tests over the range of botocore the package allows
+(``make test-botocore``: ``botocore_oldest``, ``botocore_newest``, ``botocore_standard_retries``).
 
-Each session installs ``.[test]`` with ``-c constraints/py3.X.txt`` (the versions CI tested,
-refreshed only by ``make lock``) and runs pytest without coverage: coverage, lint, mypy and the
-docs build are ``make test``'s, on the default Python. An interpreter this machine lacks is
-skipped with one line saying so, never a failure: a contributor may have only some of them.
+Each ``tests`` session installs ``.[test]`` with ``-c constraints/py3.X.txt`` (the versions CI
+tested, refreshed only by ``make lock``) and runs pytest without coverage: coverage, lint, mypy
+and the docs build are ``make test``'s, on the default Python. The botocore sessions install
+only what the readers' and windows' tests need, from their own lock files, and run those files
+alone (a few minutes each). An interpreter this machine lacks is skipped with one line saying
+so, never a failure: a contributor may have only some of them.
 """
 
 from __future__ import annotations
@@ -60,7 +63,9 @@ os.environ["PATH"] = os.pathsep.join([*_pyenv_bins(PYTHONS), os.environ.get("PAT
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """The whole suite on one interpreter, from the locked versions, without coverage."""
+    """The suite on one interpreter, from the locked versions, without coverage and without the
+    heavy integration runs (``-m "not slow"``: `make test-all` runs those once, on its own
+    Python, with coverage); ``nox -s tests-3.12 -- -m slow`` runs them here."""
     constraints = ROOT / "constraints" / f"py{session.python}.txt"
     if not constraints.is_file():
         session.error(f"{constraints.relative_to(ROOT)} is missing: run `make lock`")
@@ -72,8 +77,73 @@ def tests(session: nox.Session) -> None:
         "pytest",
         "-n",
         workers,
+        "--dist",
+        "worksteal",
         "-p",
         "no:cacheprovider",
-        *session.posargs,
-        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")},
+        *(session.posargs or ["-m", "not slow"]),
+        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev")},
     )
+
+
+#: The page readers' and windows' tests: what the botocore sessions run (each file skips what
+#: needs a reader where botocore cannot run one, or aiobotocore where it is not installed).
+READER_TESTS = [
+    "tests/s3/test_s3_pages.py",
+    "tests/s3/test_s3_moto.py",
+    "tests/dynamodb/test_dynamodb_pages.py",
+    "tests/dynamodb/test_dynamodb_pages_setup.py",
+    "tests/dynamodb/test_dynamodb_pages_shapes.py",
+    "tests/dynamodb/test_dynamodb_pages_retries.py",
+    "tests/dynamodb/test_dynamodb_clients.py",
+    "tests/dynamodb/test_dynamodb_query.py",
+]
+#: The asyncio windows, run where aiobotocore is installed (the locked versions).
+ASYNC_TESTS = ["tests/s3/test_s3_async.py", "tests/dynamodb/test_dynamodb_async.py"]
+
+
+def _reader_tests(session: nox.Session, files: list[str], env: dict[str, str]) -> None:
+    workers = os.environ.get("PYTEST_WORKERS", "2")
+    session.run("python", "-c", "import botocore; print('botocore', botocore.__version__)")
+    session.run(
+        "python", "-m", "pytest", "-n", workers, "--dist", "worksteal", "-p", "no:cacheprovider",
+        "-rs", *(session.posargs or ["-m", "not slow", *files]),
+        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev"), **env},
+    )  # fmt: skip
+
+
+def _from_lock(session: nox.Session, name: str) -> None:
+    lock = ROOT / "constraints" / f"{name}.txt"
+    if not lock.is_file():
+        session.error(f"{lock.relative_to(ROOT)} is missing: run `make lock`")
+    session.install("-r", str(lock), "-c", str(lock), "-e", ".")
+
+
+@nox.session(python=PYTHONS[0])
+def botocore_oldest(session: nox.Session) -> None:
+    """The readers' tests on the oldest botocore the package allows (its extras' lower bound,
+    constraints/botocore-oldest.in), on the oldest Python; legacy retries, that botocore's
+    default; no aiobotocore takes it."""
+    _from_lock(session, "botocore-oldest")
+    _reader_tests(session, READER_TESTS, {})
+
+
+@nox.session(python=PYTHONS[-1])
+def botocore_newest(session: nox.Session) -> None:
+    """The readers' tests on the newest botocore pip resolves (its defaults: ``standard``
+    retries from botocore 1.44 on), on the newest Python; no aiobotocore takes it."""
+    _from_lock(session, "botocore-newest")
+    _reader_tests(session, READER_TESTS, {})
+
+
+@nox.session(python=PYTHONS[-1])
+def botocore_standard_retries(session: nox.Session) -> None:
+    """The readers' tests, the asyncio windows included, on the locked botocore and
+    aiobotocore with ``AWS_RETRY_MODE=standard`` (AWS's advice; legacy is that botocore's
+    default, which the ``tests`` sessions run)."""
+    constraints = ROOT / "constraints" / f"py{session.python}.txt"
+    session.install(
+        "-c", str(constraints), "-r", str(ROOT / "constraints" / "readers.in"), "-e", ".",
+        "aiobotocore",
+    )  # fmt: skip
+    _reader_tests(session, READER_TESTS + ASYNC_TESTS, {"AWS_RETRY_MODE": "standard"})

@@ -7,8 +7,8 @@ on each side, in one run; not a timed test.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/dynamodb_parse.py [--repeat 15]
         [--baseline OLD_PAGEREADER.py]
 
-``--baseline`` takes another revision's ``ulidkeys/dynamodb/pagereader.py`` (e.g.
-``git show main:ulidkeys/dynamodb/pagereader.py > /tmp/old.py``) and adds a table of whole
+``--baseline`` takes another revision's ``ulidkeys/dynamodb/pages.py`` (e.g.
+``git show main:ulidkeys/dynamodb/pages.py > /tmp/old.py``) and adds a table of whole
 calls read by it and by this one, interleaved in the same run: before and after, as ratios.
 """
 
@@ -35,8 +35,7 @@ from s3_parse import best as best_s
 import ulidkeys.dynamodb.pages
 from ulidkeys import base32
 from ulidkeys.dynamodb import Entity, Table
-from ulidkeys.dynamodb.pagereader import READS
-from ulidkeys.dynamodb.pages import _boto3_reader, install_fast_pages, plain_items
+from ulidkeys.dynamodb.pages import READS, _boto3_reader, install_fast_pages, plain_items
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 DESERIALIZE = TypeDeserializer().deserialize
@@ -128,7 +127,7 @@ def best_cpu(run: Callable[[], object], repeat: int) -> float:
 
 
 def load_reader(path: str) -> ModuleType:
-    """A pagereader.py of another revision, as a module of its own."""
+    """A pages.py of another revision, as a module of its own."""
     spec = importlib.util.spec_from_file_location("baseline_pagereader", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -151,7 +150,7 @@ def install_with(client: Any, module: ModuleType | None) -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--baseline", help="another revision's pagereader.py, side by side")
+    parser.add_argument("--baseline", help="another revision's pages.py, side by side")
     args = parser.parse_args()
     repeat = args.repeat
     shape = boto3.client("dynamodb", **CREDENTIALS).meta.service_model  # type: ignore[call-overload]

@@ -34,17 +34,16 @@ from ulidkeys.ids import (
     INSTAGRAM_SPLIT,
     KSUID,
     OBJECT_ID,
-    ULID_TAG1,
     UUID1,
     UUID1_ORDERED,
-    UUID3,
-    UUID4,
     UUID5,
     UUID6,
     UUID7,
     SnowflakeGenerator,
     TypeIdScheme,
 )
+from ulidkeys.ids.typed import ULID_TAG1
+from ulidkeys.ids.uuids import UUID3, UUID4
 
 try:  # optional: the C extension, for scale (pip install ulid-transform)
     import ulid_transform

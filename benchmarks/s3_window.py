@@ -26,7 +26,8 @@ from moto import mock_aws
 
 from ulidkeys import TimeWindow, base32
 from ulidkeys.cli.baselines import full_listing, prefix_delimiter
-from ulidkeys.s3 import Bucket, KeyLayout, ListCall, Results, plan_window
+from ulidkeys.planning.listings import plan_listing
+from ulidkeys.s3 import Bucket, KeyLayout, ListCall, Results
 
 DAY = 86_400_000
 BASE = 1_714_521_600_000  # 2024-05-01T00:00:00Z
@@ -110,7 +111,7 @@ def bench_layout(s3: Any, layout: KeyLayout, n_keys: int, days: int, rng: random
     for label, length in WINDOWS.items():
         window = TimeWindow.from_ms(start, start + length)
         expected = in_window(layout, everything, window)
-        plan = plan_window(layout, window.start_ms, window.end_ms)
+        plan = plan_listing(layout, window.start_ms, window.end_ms)
         counter = Counting(s3)
         listing = Bucket(counter, bucket, layout).list_window(window.start_ms, window.end_ms)
         got, seconds = timed(lambda listing=listing: [o["Key"] for o in listing])

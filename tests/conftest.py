@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import botocore.loaders
+import botocore.session
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -13,6 +15,19 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=25, deadline=None)
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+#: One botocore data loader for every session the tests make: botocore loads a service's JSON
+#: models once per loader and treats them as read-only, and the tests make hundreds of sessions
+#: (every CLI command makes its own, as a process would), each of which would load them again.
+_LOADER = botocore.loaders.create_loader()
+
+
+def _shared_data_loader(self: botocore.session.Session) -> None:
+    self._components.lazy_register_component("data_loader", lambda: _LOADER)
+
+
+botocore.session.Session._register_data_loader = _shared_data_loader  # type: ignore[method-assign]
 
 
 #: What tests set for boto3: fake credentials and a region, never a real account.

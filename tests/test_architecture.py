@@ -20,7 +20,8 @@ under ``ulidkeys/`` name them::
                                         below them)
     adapters   ulidkeys.s3[.*], ulidkeys.dynamodb[.*]   (S3 and DynamoDB never import each other),
                ulidkeys.aio[.*] (asyncio twins; ulidkeys.aio.s3 and .dynamodb likewise),
-               ulidkeys.clients (where a client connects, carried to workers and executors)
+               ulidkeys.clients (where a client connects, carried to workers and executors),
+               ulidkeys.clientevents (what a client's botocore event system does)
     top        ulidkeys.cli[.*] (with its helpers: progress, tour, baselines), ulidkeys.config[.*],
                the integrations (pydantic, pynamodb, polars, dask, spark), ulidkeys.__main__
 
@@ -68,7 +69,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("emit", ("ulidkeys.emit",)),
     ("execution", ("ulidkeys.engine",)),
     ("survey", ("ulidkeys.survey",)),
-    ("adapters", ("ulidkeys.s3", "ulidkeys.dynamodb", "ulidkeys.aio", "ulidkeys.clients")),
+    (
+        "adapters",
+        (
+            "ulidkeys.s3",
+            "ulidkeys.dynamodb",
+            "ulidkeys.aio",
+            "ulidkeys.clients",
+            "ulidkeys.clientevents",
+        ),
+    ),
     (
         "top",
         (
@@ -614,7 +624,7 @@ def test_adapters_import_no_planner_internals() -> None:
 def test_fake_private_import_is_found(tmp_path: Path) -> None:
     (tmp_path / PACKAGE / "s3").mkdir(parents=True)
     (tmp_path / PACKAGE / "s3" / "bucket.py").write_text(
-        "from ulidkeys.planning.listings import plan_window, _ordered_call\n"
+        "from ulidkeys.planning.listings import plan_listing, _ordered_call\n"
     )
     (tmp_path / PACKAGE / "s3" / "ok.py").write_text("from ulidkeys.planning.plans import Plan\n")
     found = private_imports(tmp_path, ADAPTERS, BELOW_ADAPTERS)

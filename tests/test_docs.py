@@ -123,6 +123,7 @@ def _aws_names() -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # every example of the docs, on moto
 @pytest.mark.parametrize("index", RUN_HERE, ids=lambda i: f"{BLOCKS[i][0]}-{i}")
 def test_readme_example_runs(
     index: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -174,6 +175,7 @@ def test_images_the_docs_show_exist() -> None:
     assert not missing, missing
 
 
+@pytest.mark.slow  # moto's HTTP server and aiobotocore
 def test_readme_async_example_runs_against_moto_server(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -32,8 +32,6 @@ from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.emit.athena import column_type, partition_projection, table_name, window_predicate
 from ulidkeys.emit.awscli import dynamodb_commands, s3_commands
 from ulidkeys.errors import InvalidLayout, InvalidValue, UlidkeysError
-from ulidkeys.planning.listings import plan_window as plan_list_window
-from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
@@ -232,7 +230,7 @@ def test_athena_output_is_one_statement_and_a_where(capsys: pytest.CaptureFixtur
 @given(prefix=folders, suffix=st.sampled_from(["", ".jpg", ".j'p\"g", ".$(x)"]))
 def test_s3_commands_split_back_to_the_plans_arguments(prefix: str, suffix: str) -> None:
     layout = layout_or_skip(prefix, shards=2, period="hour", suffix=suffix)
-    plan = plan_list_window(layout, T0, T0 + 7_200_000)
+    plan = layout.plan_window(T0, T0 + 7_200_000)
     lines = [line for line in s3_commands("photos", plan, suffix) if not line.startswith("#")]
     assert len(lines) == len(plan.calls) > 0
     for line, call in zip(lines, plan.calls, strict=True):
@@ -259,7 +257,7 @@ def test_s3_commands_split_back_to_the_plans_arguments(prefix: str, suffix: str)
 def test_dynamodb_commands_split_back_to_the_request(org: str) -> None:
     entity = Entity(pk="Org#{org}", sk="Post#{id}")
     try:
-        plan = plan_query_window(entity, T0, T0 + 7_200_000, fields={"org": org})
+        plan = entity.plan_window(T0, T0 + 7_200_000, org=org)
     except UlidkeysError:
         return  # refused up front (a character keys must not hold)
     lines = [line for line in dynamodb_commands("app", plan) if not line.startswith("#")]

@@ -17,17 +17,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ulidkeys import ids
-from ulidkeys.dynamodb import Entity, Index, key_after, key_before
+from ulidkeys.dynamodb import Entity, Index, key_before
 from ulidkeys.errors import UlidkeysError, describe
-from ulidkeys.planning import listings, queries
+from ulidkeys.ids.registry import SCHEMES
 from ulidkeys.planning.locations import check_bucket_name, check_prefix, split_s3_url
 from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import Cursor
 from ulidkeys.planning.prefixcover import cover, prefix_block
+from ulidkeys.planning.sortkeys import key_after
 from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import to_ms
 from ulidkeys.ulid import ULID, Monotonic
+
+#: Long fuzzing runs: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
 
 SOME = ULID.new(1_700_000_000_000)
 POST = Entity(pk="Org#{org}", sk="Post#{id}", gsi={"GSI1": Index(pk="U#{user}", sk="P#{id}")})
@@ -145,20 +149,20 @@ TARGETS: dict[str, tuple[Callable[..., object], int]] = {
     "Monotonic.after": (lambda a: Monotonic(after=a)(), 1),
     "Monotonic.clock": (lambda a: Monotonic(clock=_clock(a))(), 1),
     "Monotonic.batch": (lambda n: Monotonic().batch(n), 1),
-    "s3.plan_window": (
-        lambda a, b, after, cur, mk: listings.plan_window(
-            LAYOUT, a, b, after=after, cursor=cur, max_keys=mk
+    "KeyLayout.plan_window": (
+        lambda a, b, after, cur, mk, d: LAYOUT.plan_window(
+            a, b, after=after, cursor=cur, max_keys=mk, directory_bucket=d
         ),
-        5,
+        6,
     ),
-    "dynamodb.plan_window": (
-        lambda a, b, lim, idx, after, cur, f: queries.plan_window(
-            POST, a, b, limit=lim, index=idx, after=after, cursor=cur, fields=f
+    "Entity.plan_window": (
+        lambda a, b, lim, idx, after, cur, org: POST.plan_window(
+            a, b, limit=lim, index=idx, after=after, cursor=cur, org=org
         ),
         7,
     ),
 }
-for scheme in ids.SCHEMES:
+for scheme in SCHEMES:
     for method in ("parse", "from_int", "min_for", "max_for", "timestamp_ms", "to_int"):
         TARGETS[f"{scheme.name}.{method}"] = (getattr(scheme, method), 1)
 

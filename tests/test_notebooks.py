@@ -12,6 +12,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+#: Every notebook in a Jupyter kernel: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SOURCES = sorted((ROOT / "notebooks" / "src").glob("*.py"))

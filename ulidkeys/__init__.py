@@ -1,34 +1,41 @@
 """ulidkeys: time-sortable keys (ULID first) for Amazon S3 and DynamoDB.
 
-The core (``ULID``, ``new``, ``batch``, ``Monotonic``) uses the standard library only; the AWS
-parts live in ``ulidkeys.s3`` and ``ulidkeys.dynamodb`` and need ``boto3``.
+The core uses the standard library only; the AWS parts live in ``ulidkeys.s3`` and
+``ulidkeys.dynamodb`` and need ``boto3``. What it offers:
+
+- ULIDs: :class:`ULID` (the value: parse, convert, compare), :func:`new` (a fresh ULID's text,
+  the fastest path), :func:`batch` (many of one millisecond), :func:`monotonic` and
+  :class:`Monotonic` (strictly increasing ids);
+- python-ulid's generator API: :class:`ULIDGenerator` and its policies
+  :class:`StrictMonotonicPolicy`, :class:`LaxMonotonicPolicy`, :class:`PureRandomPolicy`, and
+  what a policy of your own follows (:class:`MonotonicityPolicy`) or subclasses
+  (:class:`BaseMonotonicPolicy`); the process-wide generator is
+  ``ulidkeys.ulid.default_generator``;
+- time windows: :class:`TimeWindow` (``[since, until)`` from any time input, its exact ULID
+  bounds), :class:`PrefixCover` (the prefixes that cover it) and :func:`resolution_table`
+  (what one character of ULID time spans);
+- any id: :func:`inspect` tells which scheme a text (or id object) is, as an
+  :class:`Inspection`.
+
+Errors are in ``ulidkeys.errors``; other id schemes in ``ulidkeys.ids``.
 """
 
-from ulidkeys import errors
 from ulidkeys.ids.inspection import Inspection, inspect
 from ulidkeys.planning.prefixcover import PrefixCover, resolution_table
 from ulidkeys.planning.timewindow import TimeWindow
-from ulidkeys.ulid import (
-    MAX_BATCH,
-    MAX_ULID,
-    MIN_ULID,
-    ULID,
+from ulidkeys.ulid import ULID, Monotonic, ULIDGenerator
+from ulidkeys.ulid.generation import batch
+from ulidkeys.ulid.policies import (
     BaseMonotonicPolicy,
     LaxMonotonicPolicy,
-    Monotonic,
     MonotonicityPolicy,
     PureRandomPolicy,
     StrictMonotonicPolicy,
-    ULIDGenerator,
-    batch,
     monotonic,
-    new,
 )
+from ulidkeys.ulid.randomness import new
 
 __all__ = [
-    "MAX_BATCH",
-    "MAX_ULID",
-    "MIN_ULID",
     "ULID",
     "BaseMonotonicPolicy",
     "Inspection",
@@ -41,7 +48,6 @@ __all__ = [
     "TimeWindow",
     "ULIDGenerator",
     "batch",
-    "errors",
     "inspect",
     "monotonic",
     "new",

@@ -3,7 +3,10 @@ partitions each list (or query) one slice of a window on a worker. Slices are pl
 (:class:`~ulidkeys.planning.plans.Slice`), so only the slice, the layout or entity and the
 client's settings cross the wire; each worker builds its own boto3 client.
 
-Needs Dask (``pip install 'ulidkeys[dask]'``); imported only when used.
+Needs Dask (``pip install 'ulidkeys[dask]'``); imported only when used. What it offers:
+
+- :func:`window_bag` (a bucket's window) and :func:`query_bag` (a table's window): bags of one
+  time slice per partition, each worker connecting where the bound object's client does.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from ulidkeys.planning.plans import MAX_SLICES, Slice, fixed_window
 from ulidkeys.s3 import Bucket
 from ulidkeys.timeinput import TimeInput
 
-__all__ = ["ClientSettings", "query_bag", "window_bag"]
+__all__ = ["query_bag", "window_bag"]
 
 
 def _pieces(plan: Any, partitions: int) -> list[str]:

@@ -2,10 +2,68 @@
 
 Every error derives from :class:`UlidkeysError`, so one ``except`` catches them all. Bad
 values are also :class:`ValueError` (bad types :class:`TypeError`), and each message names the
-offending input and the rule it broke.
+offending input and the rule it broke. What it offers, by whose fault it is:
+
+- bad input: :class:`InvalidValue` (a ``ValueError``) and its kinds - ids
+  (:class:`InvalidId`, :class:`InvalidULID`), times (:class:`InvalidTime`,
+  :class:`NaiveDatetime`, :class:`TimeOutOfRange`), windows, cursors, slices and checkpoints
+  (:class:`InvalidWindow`, :class:`InvalidCursor`, :class:`InvalidSlice`,
+  :class:`InvalidCheckpoint`, :class:`InvalidPrefixBudget`), keys and layouts
+  (:class:`KeyMismatch`, :class:`InvalidLayout`, :class:`InvalidKeyPart`,
+  :class:`InvalidKeyTemplate`, :class:`KeyAttributeClash`, :class:`InvalidKeyField`,
+  :class:`InvalidQuery`), config files (:class:`InvalidConfig`); :class:`InvalidType` (a
+  ``TypeError``) and :class:`UnsupportedClient`;
+- generators: :class:`MonotonicOverflow`, :class:`TicketsExhausted`,
+  :class:`ClockMovedBackwards`, :class:`ForkedGenerator`;
+- what AWS reported: :class:`ServiceError`, :class:`UnexpectedResponse`,
+  :class:`UnorderedListing`, :class:`UnprocessedItemsLeft`, and the write conflicts
+  :class:`WriteConflict`, :class:`ItemAlreadyExists`, :class:`UploadConflict`,
+  :class:`CheckpointConflict`, :class:`TicketCounterMismatch`;
+- a warning: :class:`SmallConnectionPool`.
 """
 
 from __future__ import annotations
+
+# Every exception (and the one warning) is public: code catches them. The helpers below the
+# classes (require_int, describe, ...) are the package's own.
+__all__ = [
+    "CheckpointConflict",
+    "ClockMovedBackwards",
+    "ForkedGenerator",
+    "InvalidCheckpoint",
+    "InvalidConfig",
+    "InvalidCursor",
+    "InvalidId",
+    "InvalidKeyField",
+    "InvalidKeyPart",
+    "InvalidKeyTemplate",
+    "InvalidLayout",
+    "InvalidPrefixBudget",
+    "InvalidQuery",
+    "InvalidSlice",
+    "InvalidTime",
+    "InvalidType",
+    "InvalidULID",
+    "InvalidValue",
+    "InvalidWindow",
+    "ItemAlreadyExists",
+    "KeyAttributeClash",
+    "KeyMismatch",
+    "MonotonicOverflow",
+    "NaiveDatetime",
+    "ServiceError",
+    "SmallConnectionPool",
+    "TicketCounterMismatch",
+    "TicketsExhausted",
+    "TimeOutOfRange",
+    "UlidkeysError",
+    "UnexpectedResponse",
+    "UnorderedListing",
+    "UnprocessedItemsLeft",
+    "UnsupportedClient",
+    "UploadConflict",
+    "WriteConflict",
+]
 
 
 class UlidkeysError(Exception):

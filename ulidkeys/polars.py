@@ -2,7 +2,11 @@
 gives, read as one lazy scan (Parquet, NDJSON or CSV) with each row's object key and id time
 as columns, the connection taken from the bucket's own boto3 client.
 
-Needs Polars (``pip install 'ulidkeys[polars]'``); imported only when used.
+Needs Polars (``pip install 'ulidkeys[polars]'``); imported only when used. What it offers:
+
+- :func:`scan_window`: the window's objects as one lazy scan (Parquet, NDJSON or CSV);
+- :func:`urls` (the objects' ``s3://`` URLs, oldest first) and :func:`storage_options` (the
+  bucket client's connection, for your own Polars reads).
 """
 
 from __future__ import annotations
@@ -17,13 +21,13 @@ from ulidkeys.s3 import Bucket
 from ulidkeys.s3.signing import credentials_of
 from ulidkeys.timeinput import TimeInput
 
-__all__ = ["FORMATS", "scan_window", "storage_options", "urls"]
+__all__ = ["scan_window", "storage_options", "urls"]
 
 Format = Literal["parquet", "ndjson", "csv"]
 #: The column of each row's object URL while the frame is built (dropped from the result).
 _URL = "_ulidkeys_url"
 #: The formats ``scan_window`` reads, and the Polars scan of each.
-FORMATS: Mapping[str, Any] = {
+_FORMATS: Mapping[str, Any] = {
     "parquet": pl.scan_parquet,
     "ndjson": pl.scan_ndjson,
     "csv": pl.scan_csv,
@@ -79,9 +83,9 @@ def scan_window(
     without objects is an empty frame of the two added columns: nothing is read.
     """
     if not isinstance(format, str):
-        raise InvalidType(f"format={describe(format)} must be a str: {', '.join(FORMATS)}")
-    if format not in FORMATS:
-        raise InvalidValue(f"format={describe(format)} must be one of {', '.join(FORMATS)}")
+        raise InvalidType(f"format={describe(format)} must be a str: {', '.join(_FORMATS)}")
+    if format not in _FORMATS:
+        raise InvalidValue(f"format={describe(format)} must be one of {', '.join(_FORMATS)}")
     for name, column in (("key_column", key_column), ("time_column", time_column)):
         if not isinstance(column, str):
             raise InvalidType(f"{name}={describe(column)} must be a column name (a str)")
@@ -113,7 +117,7 @@ def scan_window(
     ).with_columns(pl.col(time_column).cast(pl.Datetime("ms", "UTC")))
     if not objects:
         return times.drop(_URL).lazy()
-    scan: pl.LazyFrame = FORMATS[format](
+    scan: pl.LazyFrame = _FORMATS[format](
         times[_URL].to_list(),
         storage_options=dict(options if options is not None else storage_options(bucket)),
         include_file_paths=_URL,

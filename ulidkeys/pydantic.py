@@ -3,7 +3,13 @@ object) is a ``str`` field validated by that scheme's rules and stored in its ca
 the scheme's pattern in the JSON schema; ``ULIDStr``, ``UUID7Str``, ... are the common ones.
 
 Needs pydantic (``pip install 'ulidkeys[pydantic]'``). For ULID *values* (not text) the
-``ulidkeys.ULID`` class itself is a pydantic type.
+``ulidkeys.ULID`` class itself is a pydantic type. What it offers:
+
+- id fields: :func:`IdStr` (any scheme, by name or object) and the common ones
+  :data:`ULIDStr`, :data:`UUID7Str`, :data:`KSUIDStr`, :data:`ObjectIdStr`,
+  :data:`SnowflakeStr`;
+- a model's keys: :func:`LayoutId` and :func:`s3_key` (the object key of a model),
+  :func:`EntityId` and :func:`dynamodb_keys` (an item's key attributes).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class IdText:
+class _IdText:
     """Pydantic metadata: the field holds the canonical text of an id of ``scheme``.
 
     Input may be the text in any spelling the scheme parses (a lowercase ULID, an unpadded
@@ -73,7 +79,7 @@ def IdStr(scheme: str | IdScheme) -> Any:
     chosen = scheme_named(scheme) if isinstance(scheme, str) else scheme
     if not is_id_scheme(chosen):
         raise InvalidType(f"scheme={describe(scheme)} must be an id scheme or its name")
-    return Annotated[str, IdText(chosen)]
+    return Annotated[str, _IdText(chosen)]
 
 
 #: A ULID's canonical text (26 characters, uppercase).
@@ -92,7 +98,7 @@ SnowflakeStr = IdStr("twitter-snowflake")
 
 
 @dataclass(frozen=True)
-class KeyedBy:
+class _KeyedBy:
     """Pydantic metadata: the field is the id of a key layout (S3) or an entity (DynamoDB), so
     the model can give its key (:func:`s3_key`) or keys (:func:`dynamodb_keys`)."""
 
@@ -104,7 +110,7 @@ def LayoutId(layout: KeyLayout) -> Any:
     the layout's scheme; :func:`s3_key` makes the object key from it)."""
     if not isinstance(layout, KeyLayout):
         raise InvalidType(f"layout={describe(layout)} must be a KeyLayout")
-    return Annotated[str, IdText(layout.scheme), KeyedBy(layout)]
+    return Annotated[str, _IdText(layout.scheme), _KeyedBy(layout)]
 
 
 def EntityId(entity: Entity) -> Any:
@@ -113,7 +119,7 @@ def EntityId(entity: Entity) -> Any:
     other fields named like the entity's key fields)."""
     if not isinstance(entity, Entity):
         raise InvalidType(f"entity={describe(entity)} must be an Entity")
-    return Annotated[str, IdText(entity.scheme), KeyedBy(entity)]
+    return Annotated[str, _IdText(entity.scheme), _KeyedBy(entity)]
 
 
 def s3_key(model: BaseModel, ext: str | None = None) -> str:
@@ -148,7 +154,7 @@ def _keyed(model: BaseModel, kind: type) -> tuple[str, KeyLayout | Entity]:
         inner = [arg for arg in get_args(info.annotation) if get_origin(arg) is Annotated]
         metadata = [*info.metadata, *(meta for arg in inner for meta in arg.__metadata__)]
         for meta in metadata:
-            if isinstance(meta, KeyedBy) and isinstance(meta.target, kind):
+            if isinstance(meta, _KeyedBy) and isinstance(meta.target, kind):
                 if getattr(model, name) is None:
                     raise InvalidValue(
                         f"{type(model).__name__}.{name} is None: a model without an id has no key"
@@ -160,9 +166,7 @@ def _keyed(model: BaseModel, kind: type) -> tuple[str, KeyLayout | Entity]:
 __all__ = [
     "EntityId",
     "IdStr",
-    "IdText",
     "KSUIDStr",
-    "KeyedBy",
     "LayoutId",
     "ObjectIdStr",
     "SnowflakeStr",

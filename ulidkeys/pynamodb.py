@@ -2,7 +2,12 @@
 as ``Post#{id}``) and gives it back as the library's value, the exact half-open window condition,
 and a window query that yields model instances with the library's cursors.
 
-Needs PynamoDB (``pip install 'ulidkeys[pynamodb]'``); imported only when used.
+Needs PynamoDB (``pip install 'ulidkeys[pynamodb]'``); imported only when used. What it offers:
+
+- :class:`IdAttribute`: a model attribute holding an id (in a template such as ``Post#{id}``);
+- :func:`window_condition`: the exact ``BETWEEN`` of a time window on such an attribute;
+- :func:`query_window`: a window's model instances, as a :class:`WindowQuery` (an iterator
+  with ``.cursor``).
 """
 
 from __future__ import annotations

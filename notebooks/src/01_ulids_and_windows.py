@@ -62,7 +62,7 @@ assert lo <= inside < hi and not (lo <= outside < hi)
 # %%
 import matplotlib.pyplot as plt
 
-from ulidkeys.planning.prefixcover import resolution_table
+from ulidkeys import resolution_table
 
 rows = resolution_table()
 fig, ax = plt.subplots(figsize=(8, 3.5))

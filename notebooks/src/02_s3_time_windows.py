@@ -119,7 +119,6 @@ print(f"shard 00: {len(shard0)} keys in the window, the Delimiter trick found {l
 import matplotlib.pyplot as plt
 
 from ulidkeys.cli.baselines import full_listing, prefix_delimiter
-from ulidkeys.s3 import plan_window
 
 sizes = {"1 min": 60_000, "10 min": 600_000, "1 h": 3_600_000, "6 h": 21_600_000, "1 day": 86_400_000}
 begin = to_ms("2024-05-14T09:00:00Z") + 123  # aligned to nothing
@@ -131,7 +130,7 @@ for name, span in sizes.items():
     exact = sorted(k for k in everything.keys if layout.parse(k).ms in w)
     ours = photos.list_window(w.start_ms, w.end_ms)
     assert sorted(obj["Key"] for obj in ours) == exact
-    trick = prefix_delimiter(s3, "photos", plan_window(layout, w.start_ms, w.end_ms).calls)
+    trick = prefix_delimiter(s3, "photos", layout.plan_window(w.start_ms, w.end_ms).calls)
     found = [k for k in trick.keys if layout.parse(k).ms in w]
     print(f"{name:>7} {len(exact):>9} {len(exact) - len(found):>16}")
     costs["list_window"].append((ours.stats.calls, ours.stats.read))

@@ -94,6 +94,7 @@ def test_range_rejects_inverted_window(capsys: pytest.CaptureFixture[str]) -> No
     assert "is after until" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # the whole demo on moto
 def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo"]) == 0
     assert "monotonic" in capsys.readouterr().out

@@ -21,9 +21,9 @@ from ulid import ULID as PythonULID
 
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity, Table
-from ulidkeys.ids import KSUID, UUID7, bounds, names, registration_of, scheme_named
+from ulidkeys.ids import KSUID, UUID7, bounds, registration_of, scheme_named
 from ulidkeys.ids.registration import Registration
-from ulidkeys.ids.registry import REGISTRATIONS
+from ulidkeys.ids.registry import REGISTRATIONS, names
 from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import KeyLayout
 

@@ -25,6 +25,9 @@ from ulidkeys.cli import main
 from ulidkeys.dynamodb import Entity
 from ulidkeys.s3 import KeyLayout
 
+#: The CLI run by a real shell: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 ULIDKEYS, AWS = str(BIN / "ulidkeys"), str(BIN / "aws")
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z

@@ -15,6 +15,7 @@ import ulidkeys
 from ulidkeys import ULID, errors
 from ulidkeys.base32 import ALPHABET
 from ulidkeys.timeinput import MAX_DATETIME_MS, MAX_MS
+from ulidkeys.ulid.forms import MAX_ULID, MIN_ULID
 
 values = st.integers(min_value=0, max_value=(1 << 128) - 1)
 milliseconds = st.integers(min_value=0, max_value=MAX_MS)
@@ -125,10 +126,10 @@ def test_new_accepts_every_time_input() -> None:
 
 
 def test_extremes() -> None:
-    assert str(ULID.from_int((1 << 128) - 1)) == ulidkeys.MAX_ULID
-    assert str(ULID.from_int(0)) == ulidkeys.MIN_ULID
-    assert ULID.parse(ulidkeys.MAX_ULID).timestamp_ms == MAX_MS
-    assert str(ULID.max_for(MAX_MS)) == ulidkeys.MAX_ULID
+    assert str(ULID.from_int((1 << 128) - 1)) == MAX_ULID
+    assert str(ULID.from_int(0)) == MIN_ULID
+    assert ULID.parse(MAX_ULID).timestamp_ms == MAX_MS
+    assert str(ULID.max_for(MAX_MS)) == MAX_ULID
 
 
 # --- bad input: the exception type, and a message naming the input and the rule ------------

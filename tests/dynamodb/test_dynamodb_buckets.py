@@ -25,7 +25,7 @@ from test_dynamodb_support import (
     ulid_at,
 )
 
-from ulidkeys.dynamodb import Entity, Table, plan_window
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ulid import ULID
 
 TABLE = "hot"
@@ -143,7 +143,7 @@ def test_window_over_many_buckets_newest_first_with_limit(aws: dict[str, Any]) -
     }
     every = list(aws["forms"]["client"].query_window(*window, org=org))
     assert [item["SK"] for item in every] == sorted(i["SK"] for i in items)
-    assert len(plan_window(HOT, *window, fields={"org": org}).calls) == 90  # 30 buckets x 3
+    assert len(HOT.plan_window(*window, org=org).calls) == 90  # 30 buckets x 3
 
 
 def test_latest_walks_back_from_now(aws: dict[str, Any]) -> None:
@@ -187,7 +187,7 @@ def test_shards_and_buckets_are_queried_concurrently() -> None:
     client = SlowClient()
     window = (T0, T0 + 3 * HOUR)
     assert list(Table(client, HOT, table_name=TABLE).query_window(*window, org="acme")) == []
-    planned = [call.partition for call in plan_window(HOT, *window, fields={"org": "acme"}).calls]
+    planned = [call.partition for call in HOT.plan_window(*window, org="acme").calls]
     assert sorted(client.partitions) == sorted(planned) and len(planned) == 9
     assert client.peak > 3  # the shards of a bucket and, with no limit, later buckets too
     limited = SlowClient()

@@ -17,7 +17,8 @@ import pytest
 from moto import mock_aws
 from test_dynamodb_support import moto_server
 
-from ulidkeys.dynamodb import Entity, Index, Table, Target, speaks_plain_values
+from ulidkeys.dynamodb import Entity, Index, Table
+from ulidkeys.dynamodb.clients import Target, speaks_plain_values
 from ulidkeys.dynamodb.write import TOKEN_ATTRIBUTE
 from ulidkeys.errors import ItemAlreadyExists, UnsupportedClient
 from ulidkeys.ulid import ULID

@@ -13,13 +13,8 @@ import pytest
 from consumesim import MINUTE, Clock, Schedule, Write, writes
 from moto import mock_aws
 
-from ulidkeys.dynamodb import (
-    DynamoCheckpointStore,
-    Entity,
-    LateArrival,
-    MemoryStore,
-    Table,
-)
+from ulidkeys.dynamodb import DynamoCheckpointStore, Entity, Table
+from ulidkeys.engine.consuming import LateArrival, MemoryStore
 from ulidkeys.errors import CheckpointConflict, InvalidCheckpoint
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z

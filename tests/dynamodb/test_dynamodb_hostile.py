@@ -23,7 +23,8 @@ from test_dynamodb_support import create_table
 
 from ulidkeys import base32
 from ulidkeys.aio import AsyncTable
-from ulidkeys.dynamodb import BatchWriter, Entity, Index, Table, Target
+from ulidkeys.dynamodb import BatchWriter, Entity, Index, Table
+from ulidkeys.dynamodb.clients import Target
 from ulidkeys.errors import InvalidKeyField, InvalidQuery, InvalidType, InvalidValue, KeyMismatch
 from ulidkeys.ulid import ULID
 

@@ -14,17 +14,7 @@ from hypothesis import strategies as st
 from periodsupport import periods
 
 import ulidkeys
-from ulidkeys.dynamodb import (
-    Entity,
-    Index,
-    KeyTemplate,
-    Period,
-    Table,
-    key_before,
-    key_condition,
-    plan_query,
-    plan_window,
-)
+from ulidkeys.dynamodb import Entity, Index, Table, key_before, key_condition
 from ulidkeys.errors import (
     InvalidKeyField,
     InvalidKeyTemplate,
@@ -36,8 +26,10 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.entity import PAST_ALL_KEYS
-from ulidkeys.planning.periods import PARTITION_LIMIT_MS, PERIOD_NAMES
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS, PERIOD_NAMES, Period
+from ulidkeys.planning.queries import plan_query
 from ulidkeys.planning.sortkeys import key_after, largest_fill, utf8_len
+from ulidkeys.planning.templates import KeyTemplate
 from ulidkeys.timeinput import to_ms
 from ulidkeys.ulid import ULID
 
@@ -201,7 +193,7 @@ def test_other_schemes_and_number_sort_keys() -> None:
         "PK": "S",
         "SK": "N",
     }
-    plan = plan_window(tweet, 1_700_000_000_000, 1_700_000_000_010, fields={"user": "u"})
+    plan = tweet.plan_window(1_700_000_000_000, 1_700_000_000_010, user="u")
     (call,) = plan.calls
     assert call.lo == number and call.hi_inclusive == call.hi - 1
     assert call.hi == TWITTER_SNOWFLAKE.to_int(TWITTER_SNOWFLAKE.min_for(1_700_000_000_010))
@@ -310,7 +302,7 @@ def test_buckets_end_with_the_last_four_digit_year(size: str) -> None:
     with pytest.raises(TimeOutOfRange):
         entity.keys(org="a", id=ULID.min_for(PARTITION_LIMIT_MS))
     assert entity.keys(org="a", id=ULID.max_for(last))["PK"] == f"Org#a#{period.label(last)}"
-    plan = plan_window(entity, last, 2**48 - 1, fields={"org": "a"})
+    plan = entity.plan_window(last, 2**48 - 1, org="a")
     (call,) = plan.calls
     assert call.partition == f"Org#a#{period.label(last)}"
     assert call.hi == "Post#" + str(ULID.min_for(PARTITION_LIMIT_MS))
@@ -324,30 +316,30 @@ HOT = Entity(pk="Org#{org}#{bucket}#{shard}", sk="Post#{id}", bucket="day", shar
 
 
 def test_plans_print_one_line_per_call() -> None:
-    plan = plan_window(HOT, "2024-05-01T12:00:00Z", "2024-05-03T12:00:00Z", fields={"org": "acme"})
+    plan = HOT.plan_window("2024-05-01T12:00:00Z", "2024-05-03T12:00:00Z", org="acme")
     head, *lines = plan.explain().splitlines()
     assert len(lines) == len(plan.calls) == 9  # 3 days x 3 shards
     assert "9 call chain(s)" in head and "oldest first" in head
     assert lines[0].startswith("  1. Query table: PK = 'Org#acme#2024-05-01#0' AND SK BETWEEN")
     assert [line.split(". ", 1)[1] for line in lines] == [c.explain() for c in plan.calls]
     assert str(plan) == plan.explain()
-    newest = plan_window(
-        HOT, "2024-05-01T12:00Z", "2024-05-03T12:00Z", newest_first=True, fields={"org": "acme"}
+    newest = HOT.plan_window(
+        "2024-05-01T12:00Z", "2024-05-03T12:00Z", newest_first=True, org="acme"
     )
     assert newest.calls[0].partition == "Org#acme#2024-05-03#0"
-    one = plan_window(POST, 0, 1000, index="GSI1", fields={"author": "bob"})
+    one = POST.plan_window(0, 1000, index="GSI1", author="bob")
     (line,) = one.explain().splitlines()[1:]
     assert "index=GSI1" in line
-    empty = plan_window(POST, 1000, 1000, fields={"org": "a"})
+    empty = POST.plan_window(1000, 1000, org="a")
     assert empty.is_empty and empty.calls == () and "no calls" in empty.explain()
-    assert plan_window(POST, 0, 1000, limit=0, fields={"org": "a"}).is_empty
+    assert POST.plan_window(0, 1000, limit=0, org="a").is_empty
 
 
 def test_bucket_edges_clip_the_sort_key_range() -> None:
     org = {"org": "acme"}
-    plan = plan_window(HOT, "2024-05-01T12:00:00Z", "2024-05-02T00:00:00Z", fields=org)
+    plan = HOT.plan_window("2024-05-01T12:00:00Z", "2024-05-02T00:00:00Z", **org)
     assert {call.partition for call in plan.calls} == {f"Org#acme#2024-05-01#{n}" for n in "012"}
-    exact = plan_window(HOT, "2024-05-01T00:00:00Z", "2024-05-02T00:00:00.001Z", fields=org)
+    exact = HOT.plan_window("2024-05-01T00:00:00Z", "2024-05-02T00:00:00.001Z", **org)
     assert [group[0].partition for group in exact.groups] == [
         "Org#acme#2024-05-01#0",
         "Org#acme#2024-05-02#0",
@@ -371,11 +363,9 @@ def test_single_call_helpers_refuse_fan_out() -> None:
     with pytest.raises(InvalidQuery, match="since"):
         hot.latest(5, org="acme")
     with pytest.raises(InvalidValue, match="limit"):
-        plan_window(POST, 0, 10, limit=-1, fields={"org": "a"})
+        POST.plan_window(0, 10, limit=-1, org="a")
     with pytest.raises(InvalidQuery, match="narrower"):
-        plan_window(
-            Entity(pk="O#{org}#{bucket}", sk="P#{id}", bucket="hour"), 0, 2**40, fields={"org": "a"}
-        )
+        Entity(pk="O#{org}#{bucket}", sk="P#{id}", bucket="hour").plan_window(0, 2**40, org="a")
 
 
 def test_key_template_renders_and_matches() -> None:
@@ -413,9 +403,9 @@ def test_after_accepts_items_keys_and_ulids() -> None:
     with pytest.raises(InvalidKeyField):
         POST.id_of(3.5)
     org = {"org": "acme"}
-    newest = plan_window(POST, 0, 2**47, newest_first=True, after=ulid, fields=org).calls[0]
+    newest = POST.plan_window(0, 2**47, newest_first=True, after=ulid, **org).calls[0]
     assert newest.hi == f"Post#{ulid}" and newest.lo == "Post#" + str(ULID.min_for(0))
-    oldest = plan_window(POST, 0, 2**47, after=ulid, fields=org).calls[0]
+    oldest = POST.plan_window(0, 2**47, after=ulid, **org).calls[0]
     # past the ULID and every key that continues it (its children), up to the next ULID
     child = f"Post#{ulid}#Comment#" + "\U0010ffff" * 200
     assert child < oldest.lo <= f"Post#{ULID.from_int(ulid.int + 1)}"
@@ -434,10 +424,10 @@ def test_buckets_in_an_index_partition_key() -> None:
     assert keys["FeedPK"] == "Feed#2024-05-01" and keys["FeedSK"] == f"acme#{ulid}"
     assert keys["PK"] == "Org#acme"  # the table itself is not bucketed
     window = ("2024-05-01T12:00Z", "2024-05-03T00:00Z")
-    plan = plan_window(feed, *window, index="Feed", fields={"org": "acme"})
+    plan = feed.plan_window(*window, index="Feed", org="acme")
     assert [c.partition for c in plan.calls] == ["Feed#2024-05-01", "Feed#2024-05-02"]
     assert all(c.lo.startswith("acme#") and c.index == "Feed" for c in plan.calls)
-    assert len(plan_window(feed, *window, fields={"org": "acme"}).calls) == 1
+    assert len(feed.plan_window(*window, org="acme").calls) == 1
     with pytest.raises(KeyMismatch, match="bucket"):
         feed.parse({**keys, "FeedPK": "Feed#2024-05-02"})
 
@@ -446,10 +436,10 @@ def test_keys_and_plans_need_no_boto3() -> None:
     """Only the adapter touches boto3; keys, parsing and plans work without it installed."""
     code = (
         "import sys; sys.modules['boto3'] = sys.modules['botocore'] = None\n"
-        "from ulidkeys.dynamodb import Entity, plan_window\n"
+        "from ulidkeys.dynamodb import Entity\n"
         "e = Entity(pk='Org#{org}', sk='Post#{id}')\n"
         "assert e.parse(e.keys(org='a'))['org'] == 'a'\n"
-        "print(plan_window(e, 0, 10, fields={'org': 'a'}))\n"
+        "print(e.plan_window(0, 10, org='a'))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -11,32 +11,28 @@ import itertools
 import json
 import random
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from decimal import Decimal
 from typing import Any
 
 import boto3
 import botocore.session
 import pytest
-from aiosupport import shells
+from aiosupport import requires_aiobotocore, shells
 from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from botocore.parsers import JSONParser
+from faults import moto_server
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from readersupport import BEFORE_PARSE, needs_before_parse
 from test_dynamodb_support import create_table
 
-from ulidkeys.aio import AsyncTable
-from ulidkeys.dynamodb import (
-    Entity,
-    QuerySource,
-    Table,
-    install_fast_pages,
-    remove_fast_pages,
-)
-from ulidkeys.dynamodb.pagereader import READS, PageReader
-from ulidkeys.dynamodb.pages import _boto3_reader, plain_items
+from ulidkeys.dynamodb import Entity, Table, install_fast_pages, remove_fast_pages
+from ulidkeys.dynamodb.pages import READS, PageReader, _boto3_reader, plain_items
+from ulidkeys.dynamodb.table import QuerySource
 from ulidkeys.ulid import ULID
 
 CREDENTIALS = {"region_name": "us-east-1", "aws_access_key_id": "k", "aws_secret_access_key": "s"}
@@ -250,7 +246,7 @@ class Answering:
         for name, client in self.clients.items():
             client.meta.events.register("before-send.dynamodb", self.send)
             if name.endswith("+reader"):
-                assert install_fast_pages(client)
+                assert install_fast_pages(client) == BEFORE_PARSE
 
     def send(self, request: Any, **_: Any) -> AWSResponse:
         return AWSResponse(request.url, self.status, HEADERS, _Raw(self.body))
@@ -394,6 +390,7 @@ def test_hooks_after_the_call_see_what_they_saw_without_the_reader(
     assert seen["resource before"] != seen["resource after"]  # typed, then plain
 
 
+@needs_before_parse
 def test_items_a_hook_swapped_are_not_taken_for_the_ones_read(answering: Answering) -> None:
     """A handler that replaces the response's items: the library converts the response's own
     (``PlainItems.of`` gives nothing), as it did without the reader."""
@@ -416,6 +413,7 @@ def test_items_a_hook_swapped_are_not_taken_for_the_ones_read(answering: Answeri
         assert read.of(response) is None and len(response["Items"]) == 1
 
 
+@needs_before_parse
 def test_installed_on_one_client_once_and_removable() -> None:
     answering = Answering()
     client = answering.clients["resource+reader"]
@@ -440,6 +438,10 @@ def test_installed_on_one_client_once_and_removable() -> None:
     assert client.query(TableName="app")["Items"] == [{"n": Decimal(1)}]  # boto3's own again
     assert bodies[-1] == body
     assert install_fast_pages(other)
+
+
+def test_clients_it_is_not_installed_on() -> None:
+    """Not a DynamoDB client, not a botocore client, a session with its own blob parser."""
     s3 = boto3.client("s3", **CREDENTIALS)  # type: ignore[call-overload]
     assert not install_fast_pages(s3)
     assert not install_fast_pages(object())
@@ -493,11 +495,19 @@ def forms(client: Any, resource: Any, fast: bool, name: str = "pages") -> dict[s
     }
 
 
-def test_windows_over_http_boto3_and_aiobotocore(monkeypatch: pytest.MonkeyPatch) -> None:
-    """moto's HTTP server: a plain boto3 client, a resource's Table and an aiobotocore client,
-    each with and without the reader, return the same items; with it, every page's items come
-    read plain. (Before the in-process tests: their module-wide mock_aws would catch these
+@pytest.mark.parametrize("shell", ["sync", "async"])
+def test_windows_over_http_boto3_and_aiobotocore(
+    monkeypatch: pytest.MonkeyPatch, shell: str
+) -> None:
+    """moto's HTTP server: a plain boto3 client, a resource's Table and the resource's client
+    (``sync``), or an aiobotocore client (``async``), each with and without the reader,
+    return the same items; with it (where botocore emits ``before-parse``), every page's
+    items come read plain, on the client's default retry mode (``standard`` from botocore
+    1.44 on). (Before the in-process tests: their module-wide mock_aws would catch these
     requests.)"""
+    if shell == "async":
+        requires_aiobotocore()
+    name = f"http-{shell}"
     pages: list[bool] = []  # per page: whether its items came read plain
     page = QuerySource.page
 
@@ -511,32 +521,40 @@ def test_windows_over_http_boto3_and_aiobotocore(monkeypatch: pytest.MonkeyPatch
         {"ss": {"a", "b"}, "ns": {Decimal(1), Decimal("12345678901234567890123456789012345678")}},
         {"bs": {Binary(b"x")}, "m": {"l": [None, True, {"k": ""}]}, "e": ""},
     ] * 4
-    with shells() as made:
-        sync = made["sync"]
-        client = sync.sync_clients["dynamodb"]
-        create_table(client, "http")
+    with ExitStack() as stack:
+        if shell == "async":  # the async shell, and a boto3 client of its server
+            made = stack.enter_context(shells())
+            client = made["sync"].sync_clients["dynamodb"]
+        else:
+            endpoint = stack.enter_context(moto_server())
+            client = boto3.client("dynamodb", endpoint_url=endpoint, **CREDENTIALS)  # type: ignore[call-overload]
+        create_table(client, name)
         endpoint = client.meta.endpoint_url
         resource = boto3.resource("dynamodb", endpoint_url=endpoint, **CREDENTIALS)  # type: ignore[call-overload]
-        store(Table(client, POST, table_name="http", fast_pages=False), "http", extras)
+        store(Table(client, POST, table_name=name, fast_pages=False), "http", extras)
         window = (T0, T0 + len(extras))
         results = []
         for fast in (False, True):  # without first: installed, the reader stays on the client
-            for table in forms(client, resource, fast, "http").values():
-                pages.clear()
-                results.append(list(table.query_window(*window, page_size=5, org="http")))
-                assert pages == [fast] * 3
-            shell = made["async"]
-            table_async = AsyncTable(
-                shell.client("dynamodb"), POST, table_name="http", fast_pages=fast
-            )
-            assert table_async.table.fast_pages == fast
+            read = fast and BEFORE_PARSE
+            if shell == "sync":
+                for table in forms(client, resource, fast, name).values():
+                    assert table.fast_pages == read
+                    pages.clear()
+                    results.append(list(table.query_window(*window, page_size=5, org="http")))
+                    assert pages == [read] * 3
+                continue
+            from ulidkeys.aio import AsyncTable  # needs aiobotocore: only where it is installed
+
+            aio = made["async"]
+            table_async = AsyncTable(aio.client("dynamodb"), POST, table_name=name, fast_pages=fast)
+            assert table_async.fast_pages == table_async.table.fast_pages == read
             pages.clear()
             results.append(
-                shell.take(
+                aio.take(
                     lambda t=table_async: t.query_window(*window, page_size=5, org="http")
                 ).items
             )
-            assert pages == [fast] * 3
+            assert pages == [read] * 3
         assert len(results[0]) == len(extras)
         for got in results[1:]:
             assert exact(got) == exact(results[0])
@@ -569,7 +587,7 @@ def test_windows_on_moto_are_the_same_with_and_without_the_reader(
     expected = None
     for speed in ("slow", "fast"):
         for name, table in moto_tables[speed].items():
-            assert table.fast_pages == (speed == "fast")
+            assert table.fast_pages == (speed == "fast" and BEFORE_PARSE)
             got = list(
                 table.query_window(*window, page_size=page_size, newest_first=newest, org=org)
             )
@@ -579,6 +597,7 @@ def test_windows_on_moto_are_the_same_with_and_without_the_reader(
             assert exact(got) == expected, (speed, name)
 
 
+@needs_before_parse
 def test_window_on_moto_is_read_by_the_reader(moto_tables: dict[str, Any]) -> None:
     org = f"o{next(_orgs)}"
     store(moto_tables["slow"]["client"], org, [{"n": Decimal(n)} for n in range(10)])

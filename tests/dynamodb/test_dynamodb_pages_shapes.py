@@ -1,5 +1,5 @@
-"""The code the fast DynamoDB page reader compiles per item shape
-(:mod:`ulidkeys.dynamodb.itemshapes`) against botocore's parser and boto3's TypeDeserializer:
+"""The code the fast DynamoDB page reader compiles per item shape (the shapes of
+:mod:`ulidkeys.dynamodb.pages`) against botocore's parser and boto3's TypeDeserializer:
 pages whose items come again in a few shapes, with values that keep a shape, change it (another
 type, another JSON type, names in another order) or break DynamoDB's forms, read to the same
 values by a fresh reader and by one that compiled shapes on earlier pages; and a map of
@@ -18,10 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_dynamodb_pages import blobs, botocore_reads, exact, numbers, plain, texts, values
 
-from ulidkeys.dynamodb import itemshapes
-from ulidkeys.dynamodb.itemshapes import ShapeMiss, compile_shape
-from ulidkeys.dynamodb.pagereader import READS, PageReader
-from ulidkeys.dynamodb.pages import _boto3_reader
+from ulidkeys.dynamodb import pages as itemshapes
+from ulidkeys.dynamodb.pages import READS, PageReader, ShapeMiss, _boto3_reader, compile_shape
 
 QUERY = READS["Query"][1]
 #: Names a compiled function holds as literals: quotes, escapes, line ends, a lone surrogate.

@@ -24,7 +24,8 @@ from test_dynamodb_support import (
     ulid_at,
 )
 
-from ulidkeys.dynamodb import BatchWriter, Entity, Index, Table, Target, key_condition, plan_window
+from ulidkeys.dynamodb import BatchWriter, Entity, Index, Table, key_condition
+from ulidkeys.dynamodb.clients import Target
 from ulidkeys.errors import InvalidQuery, InvalidWindow, UnexpectedResponse
 from ulidkeys.ulid import ULID
 
@@ -457,7 +458,7 @@ def test_after_an_item_with_a_full_length_sort_key_stays_a_legal_bound() -> None
     cursor = doc.keys(org="acme", id=ulid, name=name)
     assert len(cursor["SK"].encode()) == 1024
     sibling = doc.keys(org="acme", id=ulid, name=name[:-1] + "o")["SK"]
-    (call,) = plan_window(doc, T0, T0 + 1, after=cursor, fields={"org": "acme"}).calls
+    (call,) = doc.plan_window(T0, T0 + 1, after=cursor, org="acme").calls
     assert len(call.lo.encode()) <= 1024
     assert cursor["SK"] < call.lo <= sibling  # past the cursor, not past its next sibling
 

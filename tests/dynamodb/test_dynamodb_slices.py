@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from moto import mock_aws
 from test_dynamodb_support import brute_force, create_table, delete_items, ulid_at
 
-from ulidkeys.dynamodb import Entity, Slice, Table, plan_window
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidSlice
+from ulidkeys.planning.plans import Slice
 
 TABLE = "sliced"
 HOUR = 3_600_000
@@ -46,7 +47,7 @@ def test_slices_of_a_query_window_cover_it_exactly(
 ) -> None:
     org = f"o{next(_orgs)}"
     start, end = T0 + offset, T0 + offset + width
-    pieces = plan_window(HOT, start, end, newest_first=newest_first, fields={"org": org}).slices(n)
+    pieces = HOT.plan_window(start, end, newest_first=newest_first, org=org).slices(n)
     cuts = [pieces[0].start_ms] + [piece.end_ms for piece in pieces]
     near = st.sampled_from([c + d for c in cuts for d in (-1, 0)])
     times = data.draw(st.lists(st.one_of(near, st.integers(T0, T0 + 5 * HOUR)), max_size=12))
@@ -73,6 +74,6 @@ def test_slices_of_a_query_window_cover_it_exactly(
 
 
 def test_a_slice_of_one_org_is_refused_by_another(table: Table) -> None:
-    piece = plan_window(HOT, T0, T0 + HOUR, fields={"org": "a"}).slices(2)[0]
+    piece = HOT.plan_window(T0, T0 + HOUR, org="a").slices(2)[0]
     with pytest.raises(InvalidSlice, match="another listing"):
         table.query_slice(piece, org="b")

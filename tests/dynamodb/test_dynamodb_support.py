@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ulidkeys.dynamodb import BatchWriter, Entity, Target
+from ulidkeys.dynamodb import BatchWriter, Entity
+from ulidkeys.dynamodb.clients import Target
 from ulidkeys.ulid import ULID
 
 FAKE_ENV = {

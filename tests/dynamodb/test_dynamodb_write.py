@@ -11,7 +11,8 @@ import pytest
 from moto import mock_aws
 from test_dynamodb_support import create_table
 
-from ulidkeys.dynamodb import BatchWriter, Entity, Table, Target
+from ulidkeys.dynamodb import BatchWriter, Entity, Table
+from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.write import TOKEN_ATTRIBUTE
 from ulidkeys.errors import (
     ItemAlreadyExists,

@@ -16,7 +16,7 @@ from periodsupport import layout_periods_or_none
 from ulidkeys.engine.chains import ChainState, Page, Stats
 from ulidkeys.errors import UnorderedListing
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.listings import plan_window
+from ulidkeys.planning.listings import plan_listing
 from ulidkeys.ulid import ULID
 
 HOUR = 3_600_000
@@ -95,7 +95,7 @@ def test_a_page_read_at_once_gives_what_reading_it_key_by_key_gives(
         at = rng.randrange(len(keys) + 1)
         near = keys[min(at, len(keys) - 1)] if keys else "up/"
         keys.insert(at, near[:-1] + "~" if rng.random() < 0.5 else near + "/x")
-    plan = plan_window(layout, start, end, after=after, max_keys=50)
+    plan = plan_listing(layout, start, end, after=after, max_keys=50)
     calls = [
         call for call in plan.calls if shard is None or call.prefix.startswith(f"up/{shard:02d}")
     ]

@@ -28,6 +28,10 @@ from faultsupport import (
 
 from ulidkeys.errors import ServiceError, UnexpectedResponse
 
+#: The fault world (injected failures, resumed listings): left out of `make test`, run by
+#: `make test-all` and CI.
+pytestmark = pytest.mark.slow
+
 SEED = 6  # chosen so that every run with retries reduced or off resumes (checked below)
 RATE = 0.25
 WINDOWS = 5  # per service and retry mode: 30 seeded windows in all

@@ -24,10 +24,8 @@ from ulidkeys.ids import (
     OBJECT_ID,
     TWITTER_SPLIT,
     ULID_SCHEME,
-    ULID_TAG3,
     UUID1,
     UUID1_ORDERED,
-    UUID4,
     UUID6,
     UUID7,
     SnowflakeGenerator,
@@ -35,8 +33,10 @@ from ulidkeys.ids import (
     SnowflakeSplit,
     TypeIdScheme,
     instagram_shard_of,
-    shard_of,
 )
+from ulidkeys.ids.protocol import shard_of
+from ulidkeys.ids.typed import ULID_TAG3
+from ulidkeys.ids.uuids import UUID4
 
 INSTAGRAM_EPOCH = 1_314_220_021_721  # "our_epoch bigint := 1314220021721" in the document
 # The survey's Snowflake: 41 bits of ms since 2015-01-01, 10-bit node, 12-bit sequence.

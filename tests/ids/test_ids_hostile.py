@@ -21,13 +21,13 @@ from ulidkeys.ids import (
     TWITTER_SPLIT,
     ULID_SCHEME,
     UUID7,
-    IdGenerator,
     SnowflakeGenerator,
     SnowflakeSplit,
     TypeIdScheme,
     generator_for,
     scheme_named,
 )
+from ulidkeys.ids.generators import IdGenerator
 from ulidkeys.ulid import ULID, Monotonic, ULIDGenerator
 
 T = 1_700_000_000_000  # a millisecond every generated scheme can hold

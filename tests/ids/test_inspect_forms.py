@@ -18,7 +18,8 @@ from ulid import ULID as PythonULID
 import ulidkeys
 from ulidkeys.cli import main
 from ulidkeys.errors import InvalidId
-from ulidkeys.ids import UUID7, inspect
+from ulidkeys.ids import UUID7
+from ulidkeys.ids.inspection import inspect
 
 
 @given(st.integers(0, (1 << 128) - 1))

@@ -18,16 +18,10 @@ from hypothesis import strategies as st
 
 import ulidkeys
 from ulidkeys import ULID, errors
-from ulidkeys.ids import (
-    DISCORD_SNOWFLAKE,
-    INSTAGRAM_ID,
-    TWITTER_SNOWFLAKE,
-    ULID_TAG1,
-    UUID5,
-    Inspection,
-    TypeIdScheme,
-    inspect,
-)
+from ulidkeys.ids import INSTAGRAM_ID, TWITTER_SNOWFLAKE, UUID5, TypeIdScheme
+from ulidkeys.ids.discord import DISCORD_SNOWFLAKE
+from ulidkeys.ids.inspection import Inspection, inspect
+from ulidkeys.ids.typed import ULID_TAG1
 
 
 def utc(ms: int) -> datetime:

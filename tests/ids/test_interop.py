@@ -27,9 +27,9 @@ from ulidkeys.ids import (
     UUID7,
     IdScheme,
     TypeIdScheme,
-    coerce_id,
     convert_uuid,
 )
+from ulidkeys.ids.interop import coerce_id
 from ulidkeys.planning.layout import KeyLayout
 
 POST = TypeIdScheme("post")

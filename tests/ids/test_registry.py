@@ -12,19 +12,21 @@ import pytest
 
 from ulidkeys import ids
 from ulidkeys.errors import InvalidValue
-from ulidkeys.ids import IntCodedScheme, inspect
-from ulidkeys.ids.inspection import READERS
+from ulidkeys.ids.base import IntCodedScheme
+from ulidkeys.ids.inspection import READERS, inspect
 from ulidkeys.ids.registration import Reading, Registration
 from ulidkeys.ids.registry import (
     BY_NAME,
     READINGS,
     REGISTRATIONS,
+    SCHEMES,
     generator_for,
     names,
     registration_of,
     scheme_named,
     sortable_samples,
 )
+from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.timeinput import now_ms
 
 
@@ -64,11 +66,11 @@ def test_every_scheme_a_module_defines_is_registered_once() -> None:
 
 
 def test_schemes_is_every_registered_scheme_that_sorts_by_time() -> None:
-    assert ids.SCHEMES[0] is ids.ULID_SCHEME and isinstance(ids.SCHEMES, tuple)
+    assert SCHEMES[0] is ULID_SCHEME and isinstance(SCHEMES, tuple)
     single = [entry.scheme for entry in REGISTRATIONS if entry.scheme is not None]
-    assert list(ids.SCHEMES) == [s for s in single if s.sorts_by_time]
-    assert {s.name for s in ids.SCHEMES} >= {"ulid", "uuid7", "ksuid", "sonyflake", "ulid-tag1"}
-    assert not {s.name for s in ids.SCHEMES} & {"uuid1", "uuid4", "ticket", "typeid"}
+    assert list(SCHEMES) == [s for s in single if s.sorts_by_time]
+    assert {s.name for s in SCHEMES} >= {"ulid", "uuid7", "ksuid", "sonyflake", "ulid-tag1"}
+    assert not {s.name for s in SCHEMES} & {"uuid1", "uuid4", "ticket", "typeid"}
 
 
 def test_a_generator_gets_a_node_only_when_its_registration_takes_one() -> None:
@@ -119,9 +121,9 @@ def test_a_registration_must_name_its_scheme_or_a_family_with_an_example() -> No
     with pytest.raises(InvalidValue, match="exactly one of scheme= and of_text="):
         Registration("x")
     with pytest.raises(InvalidValue, match="names a scheme called 'ulid'"):
-        Registration("not-ulid", ids.ULID_SCHEME)
+        Registration("not-ulid", ULID_SCHEME)
     with pytest.raises(InvalidValue, match="needs example="):
-        Registration("fam", of_text=lambda text: ids.ULID_SCHEME)
+        Registration("fam", of_text=lambda text: ULID_SCHEME)
     assert Reading(1).spelling("abc") == "abc"
 
 

@@ -20,35 +20,35 @@ from idsupport import id_at
 
 from ulidkeys import ULID, TimeWindow, base32, errors
 from ulidkeys.ids import (
-    DISCORD_SNOWFLAKE,
     INSTAGRAM_ID,
     KSUID,
     OBJECT_ID,
-    SCHEMES,
     TWITTER_SNOWFLAKE,
     ULID_SCHEME,
     UUID1,
     UUID1_ORDERED,
-    UUID4,
     UUID5,
     UUID6,
     UUID7,
-    UUID_NIL,
     IdScheme,
-    IntCodedScheme,
     SnowflakeScheme,
     bounds,
+)
+from ulidkeys.ids.base import IntCodedScheme
+from ulidkeys.ids.discord import DISCORD_SNOWFLAKE
+from ulidkeys.ids.generators import IdGenerator
+from ulidkeys.ids.protocol import (
     first_at_or_after,
     id_ceiling,
     id_floor,
     id_range,
     in_window,
+    is_id_scheme,
     require_sortable,
     shard_of,
 )
-from ulidkeys.ids.generators import IdGenerator
-from ulidkeys.ids.protocol import is_id_scheme
-from ulidkeys.ids.registry import generator_for, sortable_samples
+from ulidkeys.ids.registry import SCHEMES, generator_for, sortable_samples
+from ulidkeys.ids.uuids import UUID4, UUID_NIL
 
 #: A made-up 64-bit Snowflake layout, to check that the parameters (not only the built-ins) work.
 CUSTOM_64 = SnowflakeScheme("custom-64", epoch_ms=0, shift=12, bits=64)

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from sonyflake import SonyFlake
 
 from ulidkeys.errors import InvalidValue, TimeOutOfRange
-from ulidkeys.ids import SnowflakeGenerator, SnowflakeScheme, inspect, shard_of
+from ulidkeys.ids import SnowflakeGenerator, SnowflakeScheme
+from ulidkeys.ids.inspection import inspect
+from ulidkeys.ids.protocol import shard_of
 from ulidkeys.ids.sonyflake import SONYFLAKE, SONYFLAKE_EPOCH_MS, SONYFLAKE_SPLIT
 
 REFERENCE = SonyFlake(machine_id=lambda: 1)

@@ -16,11 +16,11 @@ from ulidkeys.errors import (
     KeyMismatch,
     TicketsExhausted,
 )
-from ulidkeys.ids import TICKET, TICKET_MAX, TicketSplit, bounds, has_no_time, shard_of
-from ulidkeys.ids.tickets import tickets_above
+from ulidkeys.ids import bounds
+from ulidkeys.ids.protocol import has_no_time, shard_of
+from ulidkeys.ids.tickets import TICKET, TICKET_MAX, TicketSplit, tickets_above
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.queries import plan_window
 
 # The survey's worked example: Flickr's Tickets64 row, and its two servers' settings.
 FLICKR_ID = 72157623227190423
@@ -177,9 +177,9 @@ def test_ticket_as_entity_sort_key() -> None:
     sharded = Entity(pk="Org#{org}#{shard}", sk="Photo#{id}", scheme=TICKET, shards=8)
     assert sharded.keys(org="a", id=5)["PK"] == f"Org#a#{shard_of(TICKET, '5', 8)}"
     with pytest.raises(InvalidValue, match="ticket ids hold no time"):
-        plan_window(photo, 0, 1000, fields={"org": "acme"})
+        photo.plan_window(0, 1000, org="acme")
     with pytest.raises(InvalidValue, match="ticket ids hold no time"):
-        plan_window(photo, newest_first=True, limit=20, fields={"org": "acme"})
+        photo.plan_window(newest_first=True, limit=20, org="acme")
     with pytest.raises(InvalidKeyTemplate, match="bucket='day' needs the id's time"):
         Entity(pk="Org#{org}#{bucket}", sk="Photo#{id}", scheme=TICKET, bucket="day")
     with pytest.raises(InvalidKeyTemplate, match="newest_first_keys=True needs the id's time"):

@@ -16,15 +16,13 @@ from hypothesis import strategies as st
 
 from ulidkeys import ULID, errors
 from ulidkeys.dynamodb import Entity
-from ulidkeys.ids import (
-    ULID_SCHEME,
+from ulidkeys.ids import ULID_SCHEME, UUID7, TypeIdScheme
+from ulidkeys.ids.protocol import id_range
+from ulidkeys.ids.typed import (
     ULID_TAG1,
     ULID_TAG2,
     ULID_TAG3,
-    UUID7,
     TaggedUlidScheme,
-    TypeIdScheme,
-    id_range,
     split_typeid,
     typeid,
 )

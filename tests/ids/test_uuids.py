@@ -20,19 +20,15 @@ from ulidkeys.ids import (
     OBJECT_ID,
     UUID1,
     UUID1_ORDERED,
-    UUID3,
-    UUID4,
     UUID5,
     UUID6,
     UUID7,
-    UUID_MAX,
-    UUID_NIL,
     IdScheme,
     bounds,
     convert_uuid,
-    id_range,
-    require_sortable,
 )
+from ulidkeys.ids.protocol import id_range, require_sortable
+from ulidkeys.ids.uuids import UUID3, UUID4, UUID_MAX, UUID_NIL
 from ulidkeys.planning.layout import KeyLayout
 
 GREGORIAN_OFFSET = 0x01B21DD213814000

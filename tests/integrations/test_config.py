@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from ulidkeys import config
 from ulidkeys.cli import main
+from ulidkeys.config.declarations import NAME_RULE, is_name
+from ulidkeys.config.files import find
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidConfig
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -48,22 +50,22 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_found_here_then_above_then_in_the_user_directory(here: Path, tmp_path: Path) -> None:
-    assert config.find() is None and config.load() == config.Config()
+    assert find() is None and config.load() == config.Config()
     user = tmp_path / "xdg" / "ulidkeys" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text(CONFIG)
-    assert config.find() == user
+    assert find() == user
     pyproject = here.parent / "pyproject.toml"
     pyproject.write_text('[project]\nname = "x"\n')  # no [tool.ulidkeys]: not ours
-    assert config.find() == user
+    assert find() == user
     pyproject.write_text(
         CONFIG.replace("[layouts.", "[tool.ulidkeys.layouts.").replace(
             "[entities.", "[tool.ulidkeys.entities."
         )
     )
-    assert config.find() == pyproject.resolve()
+    assert find() == pyproject.resolve()
     (here / "ulidkeys.toml").write_text(CONFIG)
-    assert config.find() == (here / "ulidkeys.toml").resolve()
+    assert find() == (here / "ulidkeys.toml").resolve()
     loaded = config.load()
     photos = loaded.layout("photos")
     assert photos.bucket_name == "photos"
@@ -220,7 +222,7 @@ def test_a_nearer_broken_pyproject_is_reported_not_skipped(
     pyproject = here / "pyproject.toml"
     pyproject.write_text('[tool.ulidkeys.layouts.photos]\nlocation = "s3://photos/u/\n')
     with pytest.raises(InvalidConfig, match=r"it may declare \[tool.ulidkeys\], so it is not"):
-        config.find()
+        find()
     assert main(["ls", "photos", "--since", "1h", "--explain"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1
@@ -228,21 +230,21 @@ def test_a_nearer_broken_pyproject_is_reported_not_skipped(
     # unreadable, not a regular file, not UTF-8: reported the same way
     pyproject.write_bytes(b'[tool.ulidkeys.layouts.photos]\nlocation = "s3://ph\xfftos/u/"\n')
     with pytest.raises(InvalidConfig, match=r"is not UTF-8 text .* it may declare"):
-        config.find()
+        find()
     pyproject.unlink()
     pyproject.mkdir()
     with pytest.raises(InvalidConfig, match=r"is a directory, not a config .*; it may declare"):
-        config.find()
+        find()
     # a broken pyproject whose text cannot spell [tool.ulidkeys] (no "ulidkeys", no \\u escape)
     # is someone else's: skipped, and the farther config used
     pyproject.rmdir()
     pyproject.write_text('[project]\nname = "x\n')
-    assert config.find() == (here.parent / "ulidkeys.toml").resolve()
+    assert find() == (here.parent / "ulidkeys.toml").resolve()
     pyproject.write_text('[tool."\\u0075lidkeys".layouts.photos]\nlocation = "s3://photos/u/\n')
     with pytest.raises(InvalidConfig, match="not valid TOML"):
-        config.find()
+        find()
     pyproject.write_text('[tool."\\u0075lidkeys".layouts.photos]\nlocation = "s3://photos/u/"\n')
-    assert config.find() == pyproject.resolve()  # an escaped spelling is still ours
+    assert find() == pyproject.resolve()  # an escaped spelling is still ours
 
 
 def test_a_nearer_ulidkeys_toml_in_any_state_is_the_one_used(
@@ -251,7 +253,7 @@ def test_a_nearer_ulidkeys_toml_in_any_state_is_the_one_used(
     (here.parent / "ulidkeys.toml").write_text(CONFIG)
     own = here / "ulidkeys.toml"
     own.mkdir()  # once skipped by is_file(), and the parent's config used
-    assert config.find() == own.resolve()
+    assert find() == own.resolve()
     assert main(["ls", "photos", "--since", "1h", "--explain"]) == 2
     assert f"{own.resolve()}: is a directory" in capsys.readouterr().err
     own.rmdir()
@@ -327,7 +329,7 @@ def test_the_name_rule_is_stated(here: Path) -> None:
     (here / "ulidkeys.toml").write_text("[layouts.'a b']\nlocation = 's3://photos/u/'\n")
     with pytest.raises(InvalidConfig) as raised:
         config.load()
-    assert config.NAME_RULE in str(raised.value) and "e.g. [layouts.photos]" in str(raised.value)
+    assert NAME_RULE in str(raised.value) and "e.g. [layouts.photos]" in str(raised.value)
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -350,9 +352,9 @@ def test_a_name_accepted_is_a_name_usable(
     try:
         loaded = config.load(path)
     except InvalidConfig as error:
-        assert not config.is_name(name) and config.NAME_RULE in str(error)
+        assert not is_name(name) and NAME_RULE in str(error)
         return
-    assert config.is_name(name) and set(loaded.layouts) == set(loaded.entities) == {name}
+    assert is_name(name) and set(loaded.layouts) == set(loaded.entities) == {name}
     window = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z", "--explain"]
     assert main(["ls", name, *window]) == 0
     assert main(["query", name, "--field", "org=acme", *window]) == 0

@@ -23,6 +23,8 @@ from periodsupport import layout_periods, periods
 
 from ulidkeys import config
 from ulidkeys.cli import main
+from ulidkeys.config.declarations import ENTITY_KEYS, INDEX_KEYS, LAYOUT_KEYS
+from ulidkeys.config.files import MAX_CONFIG_BYTES
 
 WINDOW = ["--since", "2024-05-17T09:00:00Z", "--until", "2024-05-17T10:00:00Z", "--explain"]
 #: Derived and id fields of a key template: filled by the library, never by ``--field``.
@@ -69,9 +71,7 @@ def toml_text(data: dict[str, Any]) -> str:
 
 # --- random shapes, biased towards what a config holds so that the checks past the first run --
 
-KNOWN_KEYS = sorted(
-    {*config.LAYOUT_KEYS, *config.ENTITY_KEYS, *config.INDEX_KEYS, "layouts", "entities"}
-)
+KNOWN_KEYS = sorted({*LAYOUT_KEYS, *ENTITY_KEYS, *INDEX_KEYS, "layouts", "entities"})
 PLAUSIBLE = [
     "s3://photos/uploads/",
     "s3://photos/",
@@ -171,10 +171,10 @@ def table_of(keys: Any, required: tuple[str, ...], **more: Any) -> st.SearchStra
     )
 
 
-index = table_of(config.INDEX_KEYS, ("pk", "sk"))
-layout = table_of(config.LAYOUT_KEYS, ("location",))
+index = table_of(INDEX_KEYS, ("pk", "sk"))
+layout = table_of(LAYOUT_KEYS, ("location",))
 entity = table_of(
-    config.ENTITY_KEYS,
+    ENTITY_KEYS,
     ("table", "pk", "sk"),
     gsi=st.dictionaries(
         st.one_of(st.sampled_from(["GSI1", "ByAuthor", "by.author"]), names),
@@ -389,12 +389,12 @@ def test_a_file_over_the_size_cap_is_refused_unread(
     big = here / "big.toml"
     with big.open("w") as file:
         file.write(VALID)
-        file.truncate(config.MAX_CONFIG_BYTES + 1)  # sparse: the size, not the disk space
+        file.truncate(MAX_CONFIG_BYTES + 1)  # sparse: the size, not the disk space
     status, out, err = run(capsys, ["config", "--config", str(big)])
     assert_one_line_mistake(status, out, err)
     assert "is 1,048,577 bytes; a config file is at most 1,048,576 bytes (1 MiB)" in err
     with big.open("r+") as file:
-        file.truncate(config.MAX_CONFIG_BYTES)  # at the cap: read (as TOML it is then wrong)
+        file.truncate(MAX_CONFIG_BYTES)  # at the cap: read (as TOML it is then wrong)
     status, out, err = run(capsys, ["config", "--config", str(big)])
     assert_one_line_mistake(status, out, err)
     assert "not valid TOML" in err

@@ -16,10 +16,14 @@ import pytest
 from distributed import Client, LocalCluster
 
 from ulidkeys import ULID
-from ulidkeys.dask import ClientSettings, query_bag, window_bag
+from ulidkeys.clients import ClientSettings
+from ulidkeys.dask import query_bag, window_bag
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidType, InvalidWindow
 from ulidkeys.s3 import Bucket, KeyLayout
+
+#: A Dask LocalCluster of worker processes: left out of `make test`, run by `make test-all` and CI.
+pytestmark = pytest.mark.slow
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR = 3_600_000

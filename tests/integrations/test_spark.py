@@ -23,7 +23,8 @@ from ulidkeys import ULID
 from ulidkeys.dynamodb import Entity
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.s3 import KeyLayout
-from ulidkeys.spark import OBJECT_SCHEMA, read, window_urls
+from ulidkeys.spark import read, window_urls
+from ulidkeys.spark.options import OBJECT_SCHEMA
 from ulidkeys.timeinput import now_ms
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z

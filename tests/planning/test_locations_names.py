@@ -9,7 +9,7 @@ import pytest
 
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.locations import check_bucket_name, split_s3_url
-from ulidkeys.s3 import is_directory_bucket
+from ulidkeys.s3.bucket import is_directory_bucket
 
 
 @pytest.mark.parametrize(

@@ -14,25 +14,25 @@ import pytest
 from ulidkeys.dynamodb import Entity, Index
 from ulidkeys.errors import InvalidSlice, InvalidType, InvalidValue
 from ulidkeys.ids import KSUID, TWITTER_SNOWFLAKE, UUID7
-from ulidkeys.planning.listings import plan_folders
+from ulidkeys.planning.listings import plan_folders, plan_listing
 from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import Plan
 from ulidkeys.planning.queries import plan_query
-from ulidkeys.s3 import KeyLayout, plan_window
+from ulidkeys.s3 import KeyLayout
 from ulidkeys.ulid import ULID
 
 HOUR = 3_600_000
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 
 PLANNERS: dict[str, Callable[[], Plan[Any]]] = {
-    "s3-flat": lambda: plan_window(KeyLayout(prefix="up/", suffix=".jpg"), T0, T0 + HOUR),
-    "s3-shards-hours": lambda: plan_window(
+    "s3-flat": lambda: plan_listing(KeyLayout(prefix="up/", suffix=".jpg"), T0, T0 + HOUR),
+    "s3-shards-hours": lambda: plan_listing(
         KeyLayout(prefix="up/", shards=4, period="hour"), T0, T0 + 3 * HOUR, expected_keys=50
     ),
-    "s3-directory": lambda: plan_window(
+    "s3-directory": lambda: plan_listing(
         KeyLayout(prefix="d/", period="hour"), T0, T0 + HOUR, directory_bucket=True
     ),
-    "s3-ksuid-newest-first": lambda: plan_window(
+    "s3-ksuid-newest-first": lambda: plan_listing(
         KeyLayout(prefix="k/", scheme=KSUID, newest_first=True), T0, T0 + HOUR
     ),
     "s3-folders": lambda: plan_folders(
@@ -114,7 +114,7 @@ def test_a_pickled_plan_slices_and_replans_like_the_original() -> None:
 
 def test_keys_read_the_same_through_a_shipped_s3_plan() -> None:
     layout = KeyLayout(prefix="up/", shards=4, period="hour", suffix=".jpg")
-    plan = plan_window(layout, T0, T0 + HOUR)
+    plan = plan_listing(layout, T0, T0 + HOUR)
     shipped = pickle.loads(pickle.dumps(plan))
     verdicts = []
     for ms in (T0 - 1, T0, T0 + HOUR - 1, T0 + HOUR):
@@ -151,4 +151,4 @@ def test_plan_slice_is_one_workers_share() -> None:
         with pytest.raises(InvalidValue):
             plan.slice(0, 0)
         with pytest.raises(InvalidSlice):  # a plan resumed at a cursor is no whole window
-            plan_window(KeyLayout(), T0, T0 + HOUR, limit=3).slice(0, 2)
+            plan_listing(KeyLayout(), T0, T0 + HOUR, limit=3).slice(0, 2)

@@ -21,14 +21,14 @@ POST = Entity(pk="Org#{org}", sk="Post#{id}")
 LAYOUT = KeyLayout(prefix="up/")
 
 PLANNERS: dict[str, Callable[[object], object]] = {
-    "s3 plan newest_first": lambda flag: listings.plan_window(
+    "s3 plan newest_first": lambda flag: listings.plan_listing(
         LAYOUT,
         T0,
         T0 + HOUR,
         newest_first=flag,
         directory_bucket=True,  # type: ignore[arg-type]
     ),
-    "s3 plan directory_bucket": lambda flag: listings.plan_window(
+    "s3 plan directory_bucket": lambda flag: listings.plan_listing(
         LAYOUT,
         T0,
         T0 + HOUR,

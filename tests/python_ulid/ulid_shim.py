@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import types
 
+import ulidkeys
 import ulidkeys.ulid as ours
 from ulidkeys import base32 as our_base32
 
@@ -59,13 +60,13 @@ def shim() -> types.ModuleType:
     """A fresh ``ulid`` module made of ulidkeys' objects (see the module docstring)."""
     module = _UlidModule("ulid", "python-ulid's names, served by ulidkeys.")
     module.__dict__.update(
-        ULID=ours.ULID,
-        ULIDGenerator=ours.ULIDGenerator,
-        StrictMonotonicPolicy=ours.StrictMonotonicPolicy,
-        LaxMonotonicPolicy=ours.LaxMonotonicPolicy,
-        PureRandomPolicy=ours.PureRandomPolicy,
-        BaseMonotonicPolicy=ours.BaseMonotonicPolicy,
-        MonotonicityPolicy=ours.MonotonicityPolicy,
+        ULID=ulidkeys.ULID,
+        ULIDGenerator=ulidkeys.ULIDGenerator,
+        StrictMonotonicPolicy=ulidkeys.StrictMonotonicPolicy,
+        LaxMonotonicPolicy=ulidkeys.LaxMonotonicPolicy,
+        PureRandomPolicy=ulidkeys.PureRandomPolicy,
+        BaseMonotonicPolicy=ulidkeys.BaseMonotonicPolicy,
+        MonotonicityPolicy=ulidkeys.MonotonicityPolicy,
         constants=constants,
         base32=base32,
     )

@@ -13,7 +13,8 @@ from s3support import fill_bucket
 
 from ulidkeys import TimeWindow, base32
 from ulidkeys.cli.baselines import full_listing, prefix_delimiter
-from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+from ulidkeys.planning.listings import plan_listing
+from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
 LAYOUT = KeyLayout("up/", suffix=".jpg")
@@ -48,7 +49,7 @@ def test_s3_baselines_count_calls_and_keys_and_the_delimiter_trick_loses_keys(aw
     inside = [k for k in keys if LAYOUT.parse(k).ms in window]
     ours = Bucket(s3, "baseline", LAYOUT).list_window(window.start_ms, window.end_ms)
     assert [o["Key"] for o in ours] == inside
-    plan = plan_window(LAYOUT, window.start_ms, window.end_ms)
+    plan = plan_listing(LAYOUT, window.start_ms, window.end_ms)
     lossy = prefix_delimiter(s3, "baseline", plan.calls)
     found = [k for k in lossy.keys if LAYOUT.parse(k).ms in window]
     assert set(found) < set(inside)  # a strict subset: keys were folded away

@@ -17,7 +17,7 @@ from s3support import T0, FakeDirectoryBucket, Recorder, fill_bucket, new_bucket
 
 from ulidkeys.errors import CheckpointConflict, InvalidCheckpoint, InvalidType, InvalidValue
 from ulidkeys.planning.checkpoints import FORMAT, Checkpoint
-from ulidkeys.planning.listings import MIN_TAIL_KEYS, chain_keys
+from ulidkeys.planning.listings import MIN_TAIL_KEYS, chain_keys, plan_listing
 from ulidkeys.s3 import (
     Bucket,
     FileStore,
@@ -26,7 +26,6 @@ from ulidkeys.s3 import (
     ListCall,
     MemoryStore,
     S3CheckpointStore,
-    plan_window,
 )
 
 SETTLE, OVERLAP = 30_000, 60_000
@@ -273,7 +272,7 @@ def test_list_call_pages_ask_for_what_is_still_expected() -> None:
     assert chain_keys(None, 4) is None
     assert "~2350 keys expected" in call.explain()
     with pytest.raises(InvalidValue, match="expected_keys"):
-        plan_window(LAYOUT, T0, T0 + MINUTE, expected_keys=0)
+        plan_listing(LAYOUT, T0, T0 + MINUTE, expected_keys=0)
 
 
 def test_a_backlog_taken_in_small_committed_steps_keeps_the_checkpoint_small(s3: Any) -> None:

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from s3support import T0, FakeDirectoryBucket, brute_force, keys_of, layouts, ulid_at
 
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, UnorderedListing, UploadConflict
+from ulidkeys.planning.listings import plan_listing
 from ulidkeys.planning.periods import DAY_MS as DAY
 from ulidkeys.planning.periods import Period
-from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+from ulidkeys.s3 import Bucket, KeyLayout
 
 BUCKET = "uploads--use1-az4--x-s3"
 HOUR = 3_600_000
@@ -190,7 +191,7 @@ def test_hour_layouts_read_whole_days_as_one_day_folder() -> None:
     layout = KeyLayout("up/", shards=2, period="hour")
     midnight = T0 - 9 * HOUR  # 2024-05-17T00:00:00Z
     start, end = midnight + 22 * HOUR, midnight + 24 * HOUR * 2 + 2 * HOUR  # 22:00 .. +2d 02:00
-    plan = plan_window(layout, start, end, directory_bucket=True)
+    plan = plan_listing(layout, start, end, directory_bucket=True)
     prefixes = [[call.prefix for call in group] for group in plan.groups]
     folders = [
         "dt=2024-05-17/hr=22/",
@@ -215,7 +216,7 @@ def test_directory_listings_hold_one_day_folder_at_a_time(limit: int | None, wor
     day = Period("day")
     midnight = T0 - 9 * HOUR  # 2024-05-17T00:00:00Z
     start, end = midnight + 5 * HOUR, midnight + 4 * DAY + 7 * HOUR  # five days, two partial
-    plan = plan_window(layout, start, end, directory_bucket=True, limit=limit)
+    plan = plan_listing(layout, start, end, directory_bucket=True, limit=limit)
     folders = [day.folder(midnight + n * DAY) for n in range(5)]
     assert [[call.prefix for call in group] for group in plan.groups] == [
         [f"d/{shard:02d}/{folder}" for shard in range(3)] for folder in folders
@@ -244,7 +245,7 @@ def test_directory_listings_hold_one_day_folder_at_a_time(limit: int | None, wor
 def test_directory_plans_with_too_many_folders_are_refused() -> None:
     layout = KeyLayout("up/", shards=16, period="day")
     with pytest.raises(InvalidValue, match="more than 10,000"):
-        plan_window(layout, 0, T0, directory_bucket=True)
+        plan_listing(layout, 0, T0, directory_bucket=True)
     with pytest.raises(InvalidValue, match="more than 10,000"):
         Bucket(FakeDirectoryBucket([]), BUCKET, layout).list_window(0, T0)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -38,8 +38,9 @@ from ulidkeys.ids import (
     ULID_SCHEME,
     IdScheme,
 )
+from ulidkeys.planning.listings import plan_listing
 from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
-from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.timeinput import MAX_MS
 
 HOUR = 3_600_000
@@ -390,9 +391,42 @@ LAID_OUT_SCHEMES = tuple(SORTABLE)
 @pytest.mark.parametrize("scheme", LAID_OUT_SCHEMES, ids=lambda scheme: scheme.name)
 @settings(max_examples=3)
 @given(data=st.data())
+def test_every_id_scheme_lists_exact_windows_in_memory(
+    scheme: IdScheme, shape: int, data: st.DataObject
+) -> None:
+    """The planner and the engine for every scheme, over an in-memory bucket of small pages."""
+    check_every_scheme(lambda keys: FakeS3(keys, page=50), scheme, shape, data)
+
+
+@pytest.mark.slow  # the same on moto: the adapter's contract for every scheme
+@pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))
+@pytest.mark.parametrize("scheme", LAID_OUT_SCHEMES, ids=lambda scheme: scheme.name)
+@settings(max_examples=3)
+@given(data=st.data())
 def test_every_id_scheme_lists_exact_windows(
     s3: Recorder, scheme: IdScheme, shape: int, data: st.DataObject
 ) -> None:
+    def on_moto(keys: list[str]) -> Any:
+        bucket = new_bucket(s3)
+        fill_bucket(bucket, keys)
+        return _Named(s3, bucket)
+
+    check_every_scheme(on_moto, scheme, shape, data)
+
+
+class _Named:
+    """A client and the bucket it lists (what check_every_scheme binds a Bucket to)."""
+
+    def __init__(self, client: Any, bucket: str) -> None:
+        self.client, self.bucket = client, bucket
+
+
+def check_every_scheme(
+    make: Callable[[list[str]], Any], scheme: IdScheme, shape: int, data: st.DataObject
+) -> None:
+    """Windows of every kind over keys of ``scheme`` in layout ``shape``, listed from the bucket
+    ``make(keys)`` gives (an in-memory client, or a client and a moto bucket), equal the
+    brute-force answer; newest first and directory buckets on in-memory buckets."""
     layout = KeyLayout(scheme=scheme, **SCHEME_LAYOUTS[shape])  # type: ignore[arg-type]
     step = scheme.resolution_ms
     first = scheme.min_ms if layout.period is None else max(scheme.min_ms, 0)
@@ -426,9 +460,11 @@ def test_every_id_scheme_lists_exact_windows(
         layout.path(None if layout.shards is None else 0, near) + ulid_at(near, 1)[:-1],
         layout.path(layout.shard_of(some), near) + some + "~",
     ]
-    bucket = new_bucket(s3)
-    fill_bucket(bucket, keys)
-    listed = Bucket(s3, bucket, layout)
+    made = make(keys)
+    if isinstance(made, _Named):
+        listed = Bucket(made.client, made.bucket, layout)
+    else:
+        listed = Bucket(made, "in-memory-listed", layout)
     directory = Bucket(FakeDirectoryBucket(keys, seed=len(keys), page=50), "d--x-s3", layout)
     in_memory = Bucket(FakeS3(keys, page=50), "in-memory", layout)
     for start, end in windows:
@@ -439,13 +475,13 @@ def test_every_id_scheme_lists_exact_windows(
             newest = in_memory.latest(7, since=start, until=end)
             assert keys_of(newest) == expected[::-1][:7], (layout, start, end)
         else:  # times a TimeWindow cannot name (before 1970, past 2**48): plan by hand
-            listing = listed.run(plan_window(layout, start, min(end, 1 << 60)))
+            listing = listed.run(plan_listing(layout, start, min(end, 1 << 60)))
         assert keys_of(listing) == expected, (layout, start, end)
         assert listing.stats.returned == len(expected)
         assert all(scheme.parse(layout.parse(k).id) == layout.parse(k).id for k in expected)
         # and a directory bucket (unordered pages, folder by folder), in memory
         try:
-            plan = plan_window(layout, start, min(end, 1 << 60), directory_bucket=True)
+            plan = plan_listing(layout, start, min(end, 1 << 60), directory_bucket=True)
         except InvalidValue as error:  # a window of centuries, folder by folder
             assert "more than 10,000" in str(error)
             continue

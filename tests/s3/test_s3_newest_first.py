@@ -16,11 +16,8 @@ from idsupport import SORTABLE, id_at
 from moto import mock_aws
 
 from ulidkeys import errors
-from ulidkeys.ids import (
-    ULID_SCHEME,
-    IdScheme,
-    invert_id,
-)
+from ulidkeys.ids import ULID_SCHEME, IdScheme
+from ulidkeys.ids.protocol import invert_id
 from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z

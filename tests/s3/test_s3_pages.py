@@ -6,6 +6,7 @@ does not know go to botocore; installed on one client only."""
 from __future__ import annotations
 
 import random
+import time
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -20,14 +21,19 @@ from botocore.parsers import RestXMLParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from readersupport import BEFORE_PARSE, RETRY_MODES, client_in_mode, needs_before_parse
 from s3support import T0, new_bucket, ulid_at
 
-from ulidkeys.s3 import Bucket, KeyLayout, install_fast_pages, page_records, remove_fast_pages
+from ulidkeys.s3 import Bucket, KeyLayout, install_fast_pages, remove_fast_pages
+from ulidkeys.s3 import pages as page_reader
 from ulidkeys.s3.pages import PageReader, model_fields
 
 _S3 = boto3.client("s3", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
 SHAPE = _S3.meta.service_model.operation_model("ListObjectsV2").output_shape
 HEADERS = {"x-amz-request-id": "REQ", "x-amz-id-2": "HOST"}
+#: Older models (botocore 1.34's) have no ChecksumType in a listed object: a page holding it
+#: is then one the reader leaves to botocore, which skips the element.
+CHECKSUM_TYPE = "ChecksumType" in SHAPE.members["Contents"].member.members
 
 
 def botocore_reads(body: bytes) -> dict[str, Any]:
@@ -120,7 +126,7 @@ def pages(draw: Any) -> tuple[bytes, bool]:
         parts.append(leaf("ETag", '"' + draw(st.text("0123456789abcdef-", max_size=34)) + '"'))
         for algorithm in draw(st.lists(st.sampled_from(["CRC32", "CRC64NVME"]), max_size=2)):
             parts.append(leaf("ChecksumAlgorithm", algorithm))
-        if draw(st.booleans()):
+        if CHECKSUM_TYPE and draw(st.booleans()):
             parts.append(leaf("ChecksumType", draw(st.sampled_from(["FULL_OBJECT", ""]))))
         parts.append(leaf("Size", str(draw(st.integers(0, 2**63)))))
         if draw(st.booleans()):
@@ -213,11 +219,14 @@ def test_pages_the_reader_does_not_know_are_left_to_botocore(
     assert exact(read) == exact(botocore_reads(body))
 
 
+_CHECKSUM_TYPE = "<ChecksumType>FULL_OBJECT</ChecksumType>" if CHECKSUM_TYPE else ""
+
+
 def test_a_full_page_of_1000_keys_and_the_empty_page() -> None:
     objects = "".join(
         f"<Contents><Key>logs/{i:04d}%C3%A9</Key><LastModified>2024-05-17T09:{i % 60:02d}:00"
         f".000Z</LastModified><ETag>&quot;{i:032x}&quot;</ETag><ChecksumAlgorithm>CRC64NVME"
-        f"</ChecksumAlgorithm><ChecksumType>FULL_OBJECT</ChecksumType><Size>{i}</Size>"
+        f"</ChecksumAlgorithm>{_CHECKSUM_TYPE}<Size>{i}</Size>"
         "<StorageClass>STANDARD</StorageClass></Contents>"
         for i in range(1000)
     )
@@ -376,13 +385,13 @@ def test_records_of_one_shape_are_read_as_one_run(monkeypatch: pytest.MonkeyPatc
     RestoreStatus, with whitespace between elements or none, are built as runs of records,
     not element by element."""
     built: list[int] = []
-    build = page_records.Template.build
+    build = page_reader.Template.build
 
     def counting(self: Any, rows: list[tuple[str, ...]], moments: Any) -> Any:
         built.append(len(rows))
         return build(self, rows, moments)
 
-    monkeypatch.setattr(page_records.Template, "build", counting)
+    monkeypatch.setattr(page_reader.Template, "build", counting)
     for gap in ("", "\n  "):
         records = "".join(
             f"<Contents>{gap}<Key>k{i}</Key>{gap}<LastModified>2024-05-17T00:00:00.000Z"
@@ -402,7 +411,7 @@ def s3_page(stamps: list[str], key: str = "logs/{i:04d}%C3%A9") -> bytes:
     objects = "".join(
         f"<Contents><Key>{key.format(i=i)}</Key><LastModified>{stamp}</LastModified>"
         f"<ETag>&quot;{i:032x}&quot;</ETag><ChecksumAlgorithm>CRC64NVME</ChecksumAlgorithm>"
-        f"<ChecksumType>FULL_OBJECT</ChecksumType><Size>{i}</Size>"
+        f"{_CHECKSUM_TYPE}<Size>{i}</Size>"
         "<StorageClass>STANDARD</StorageClass></Contents>"
         for i, stamp in enumerate(stamps)
     )
@@ -491,6 +500,8 @@ def outcome(client: Any, **kwargs: Any) -> Any:
         response = client.list_objects_v2(Bucket="bkt", **kwargs)
     except ClientError as error:
         return ("error", str(error), error.response["Error"])
+    except Exception as error:  # botocore's parser refused the page (ResponseParserError)
+        return ("raised", type(error).__name__, str(error))
     response["ResponseMetadata"].pop("HTTPHeaders")
     return exact(response)
 
@@ -502,7 +513,7 @@ def test_a_client_answers_the_same_with_the_reader_installed(
     body = page[0]
     kwargs = {} if encoding is None else {"EncodingType": encoding}
     plain, fast = answering(body), answering(body)
-    assert install_fast_pages(fast)
+    assert install_fast_pages(fast) == BEFORE_PARSE
     # botocore asks for url-encoded keys and decodes them itself (after-call), in both
     assert outcome(fast, **kwargs) == outcome(plain, **kwargs)
 
@@ -522,6 +533,7 @@ def test_errors_and_cut_off_pages_stay_botocores(body: bytes, status: int) -> No
     assert outcome(fast) == outcome(plain)
 
 
+@needs_before_parse
 def test_a_read_page_is_not_parsed_again_by_the_200_error_check(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -543,6 +555,7 @@ def test_a_read_page_is_not_parsed_again_by_the_200_error_check(
     assert looked_at == [b"", body]
 
 
+@needs_before_parse
 def test_installed_on_one_client_once_and_removable() -> None:
     body = b"<ListBucketResult><Name>b</Name><IsTruncated>false</IsTruncated></ListBucketResult>"
     calls: list[bytes] = []
@@ -560,7 +573,10 @@ def test_installed_on_one_client_once_and_removable() -> None:
     remove_fast_pages(fast)
     fast.list_objects_v2(Bucket="bkt")
     assert calls[-1] == body
-    # not an S3 client, not a botocore client, a session with its own timestamp parser
+
+
+def test_clients_it_is_not_installed_on() -> None:
+    """Not an S3 client, not a botocore client, a session with its own timestamp parser."""
     dynamo = boto3.client(
         "dynamodb", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
     )
@@ -574,6 +590,7 @@ def test_installed_on_one_client_once_and_removable() -> None:
     assert not install_fast_pages(custom)
 
 
+@needs_before_parse
 def test_bucket_listings_use_the_reader_unless_told_not_to() -> None:
     with mock_aws():
         client = boto3.client("s3", region_name="us-east-1")
@@ -597,3 +614,261 @@ def test_bucket_listings_use_the_reader_unless_told_not_to() -> None:
         assert listed == sorted(keys) and seen == [True]  # moto's pages are read here
         assert [obj["Key"] for obj in plain.list_window(0)] == listed
         assert read.read(b"") is None
+
+
+# --- hostile bodies: references in every column, reserved namespaces, the local zone -----
+
+
+def read_or_refused(body: bytes) -> None:
+    """The reader reads ``body`` as botocore does, or leaves it to botocore (None); where
+    botocore's parser refuses the page, the reader must leave it too."""
+    read = reader().read(body)
+    try:
+        expected = botocore_reads(body)
+    except Exception:
+        assert read is None
+        return
+    if read is not None:
+        assert exact(read) == exact(expected)
+
+
+def restore_page(flags: list[str], records: int = 1) -> bytes:
+    """A page of ``records`` objects per flag, each with a RestoreStatus holding the flag."""
+    objects = "".join(
+        f"<Contents><Key>k{i}-{n}</Key><LastModified>2024-05-17T00:00:00.000Z</LastModified>"
+        f"<Size>{n}</Size><RestoreStatus><IsRestoreInProgress>{flag}</IsRestoreInProgress>"
+        "</RestoreStatus></Contents>"
+        for i, flag in enumerate(flags)
+        for n in range(records)
+    )
+    return f"<ListBucketResult><Name>b</Name>{objects}</ListBucketResult>".encode()
+
+
+#: Booleans expat reads (as "true", "false" or other text).
+READ_BOOLEANS = [
+    "tru&#101;",
+    "&#116;rue",
+    "&#x74;rue",
+    "&#X74;rue",
+    "fals&#101;",
+    "t&#114;&#x75;e",
+    "&#116;&#114;&#117;&#101;",
+    "&amp;true",
+    "true&#32;",
+    "true",
+    "false",
+]
+BOOLEAN_TEXTS = [
+    *READ_BOOLEANS,
+    "t&#1;rue",  # a character XML forbids: expat refuses the page
+    "&bogus;",  # an entity XML does not define: expat refuses the page
+    "tr&bogus;ue",
+    "&#xD800;true",
+    "&true",
+]
+
+
+@pytest.mark.parametrize("flag", BOOLEAN_TEXTS)
+@pytest.mark.parametrize("records", [1, 3, 200])  # one record, and runs read by a template
+def test_booleans_written_with_references_read_as_botocore_reads_them(
+    flag: str, records: int
+) -> None:
+    """Regression: in a run of records, ``tru&#101;`` read False where botocore reads True,
+    and ``t&#1;rue`` gave a page where botocore fails."""
+    body = restore_page([flag], records)
+    read_or_refused(body)
+    if flag in ("tru&#101;", "&#116;rue", "&#x74;rue"):
+        read = reader().read(body)
+        assert read is not None  # read, not left to botocore: and read True
+        assert all(obj["RestoreStatus"]["IsRestoreInProgress"] for obj in read["Contents"])
+    if "&#1;" in flag or "&bogus;" in flag:
+        assert reader().read(body) is None
+        with pytest.raises(Exception):  # noqa: B017 - botocore's own parse error
+            botocore_reads(body)
+
+
+def referenced(text: str, draw: Any) -> str:
+    """``text`` as XML text with a few of its characters written as references."""
+    where = draw(st.sets(st.integers(0, max(len(text) - 1, 0)), max_size=3)) if text else set()
+    out = []
+    for i, char in enumerate(text):
+        if char in "&<\r" or i in where:
+            form = "&#{};" if i % 2 else "&#x{:x};"
+            out.append(form.format(ord(char)))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+#: References expat refuses: a forbidden character, undefined entities, a bare "&", beyond
+#: Unicode, an empty one.
+BAD_REFERENCES = ["&#1;", "&bogus;", "&", "&#xFFFE;", "&#0;", "&#x110000;", "&#;", "&nbsp;"]
+COLUMNS = ["Key", "LastModified", "ETag", "ChecksumAlgorithm", "Size", "StorageClass", "ID"]
+
+
+@st.composite
+def hostile_runs(draw: Any) -> bytes:
+    """Pages of records whose every column may be written with references: keys, ETags,
+    sizes, timestamps, storage classes, checksums, the Owner's ID and the restore flags
+    (runs long enough to be read by a template); now and then one value spoilt with a
+    reference expat refuses."""
+    count = draw(st.integers(1, 12))
+    stamp = draw(timestamps)
+    spoilt = draw(
+        st.none()
+        | st.tuples(
+            st.integers(0, count - 1), st.sampled_from(COLUMNS), st.sampled_from(BAD_REFERENCES)
+        )
+    )
+    records = []
+    for i in range(count):
+        fields = {
+            "Key": draw(texts),
+            "LastModified": stamp,
+            "ETag": '"' + draw(st.text("0123456789abcdef", max_size=8)) + '"',
+            "ChecksumAlgorithm": draw(st.sampled_from(["CRC32", "CRC64NVME"])),
+            "Size": str(draw(st.integers(0, 2**40))),
+            "StorageClass": draw(st.sampled_from(["STANDARD", "GLACIER"])),
+            "ID": draw(texts),
+        }
+        written = {tag: referenced(value, draw) for tag, value in fields.items()}
+        if spoilt is not None and spoilt[0] == i:
+            written[spoilt[1]] += spoilt[2]
+        owner = written.pop("ID")
+        parts = [f"<{tag}>{value}</{tag}>" for tag, value in written.items()]
+        parts.append(f"<Owner><ID>{owner}</ID><DisplayName>d{i}</DisplayName></Owner>")
+        flag = draw(st.sampled_from(["true", "false"]))
+        flag = draw(st.sampled_from([flag, referenced(flag, draw), *READ_BOOLEANS]))
+        parts.append(
+            f"<RestoreStatus><IsRestoreInProgress>{flag}</IsRestoreInProgress></RestoreStatus>"
+        )
+        records.append(f"<Contents>{''.join(parts)}</Contents>")
+    prefixes = "".join(
+        f"<CommonPrefixes><Prefix>{referenced(draw(texts), draw)}</Prefix></CommonPrefixes>"
+        for _ in range(draw(st.integers(0, 2)))
+    )
+    top = f"<Name>{referenced('bkt', draw)}</Name><IsTruncated>{referenced('true', draw)}"
+    return (
+        f'<ListBucketResult xmlns="x">{top}</IsTruncated>{"".join(records)}{prefixes}'
+        "</ListBucketResult>"
+    ).encode()
+
+
+@settings(max_examples=100)
+@given(hostile_runs())
+def test_every_column_with_references_reads_as_botocore_reads_it(body: bytes) -> None:
+    read_or_refused(body)
+
+
+ROOTS = [
+    '<ListBucketResult xmlns="http://www.w3.org/2000/xmlns/">',  # reserved: expat refuses
+    '<ListBucketResult xmlns="http://www.w3.org/XML/1998/namespace">',  # reserved too
+    '<ListBucketResult xmlns="a}b">',  # ElementTree's separator: expat 2.4.5+ refuses
+    '<ListBucketResult xmlns="a b">',
+    '<ListBucketResult xmlns="a\tb">',
+    '<ListBucketResult xmlns="&#x68;ttp://www.w3.org/2000/xmlns/">',
+    '<ListBucketResult xmlns="http://www.w3.org/2000/xmlns">',  # not the reserved name
+    '<ListBucketResult xmlns="">',
+    '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">',
+    "<ListBucketResult xmlns='x'>",
+    '<ListBucketResult xmlns:s="http://s3.amazonaws.com/doc/2006-03-01/">',
+]
+
+
+@pytest.mark.parametrize("root", ROOTS)
+def test_roots_expat_refuses_are_left_to_botocore(root: str) -> None:
+    """Regression: a root declaring a reserved namespace gave a full page where botocore's
+    parser refuses the document. Read directly, and through a client (where botocore's
+    check for a "200 with an <Error> body" must see what it sees without the reader)."""
+    for inner in ("<Name>b</Name><IsTruncated>false</IsTruncated>", "<Code>SlowDown</Code>"):
+        body = f"{root}{inner}</ListBucketResult>".encode()
+        read_or_refused(body)
+        if "xmlns/" in root or "1998" in root:
+            assert reader().read(body) is None
+        plain, fast = answering(body), answering(body)
+        install_fast_pages(fast)
+        assert outcome(fast) == outcome(plain)
+
+
+ZONES = [
+    "UTC",
+    "UTC+5",  # named UTC, five hours behind: botocore reads "Z" in it
+    "Etc/UTC",
+    "Europe/London",
+    "America/New_York",
+    "UTC0BST,M3.5.0/1,M10.5.0",  # "UTC" in winter only: tzlocal() then, tzutc() in summer
+    "GMT0UTC,M3.5.0/1,M10.5.0",  # "UTC" in summer only
+    "UTC0UTC,M3.5.0/1,M10.5.0",  # "UTC" all year, with daylight saving
+    "XYZ-3",
+]
+
+
+@pytest.fixture
+def local_zone(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Sets the process's ``TZ`` (and ``time.tzset()``); the zone in force is restored."""
+
+    def set_zone(zone: str) -> None:
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+
+    yield set_zone
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_local_zone_is_followed_when_it_changes(local_zone: Any) -> None:
+    """Regression: after ``TZ`` changed and ``time.tzset()``, the reader kept the zone it had
+    cached (keyed on ``time.tzname``, which ``UTC`` and ``UTC+5`` share) where botocore's
+    parser follows the new one. One reader, pages of winter and summer timestamps, zone after
+    zone (and back): the same values as botocore, down to the zone and offset."""
+    stamps = [f"2024-{month:02d}-15T12:00:{i % 60:02d}.000Z" for month in (1, 7) for i in range(40)]
+    body = s3_page(stamps)
+    one = reader()
+    for zone in [*ZONES, *reversed(ZONES)]:
+        local_zone(zone)
+        read = one.read(body)
+        expected = botocore_reads(body)
+        if read is None:  # a zone botocore reads "Z" in differently by date
+            assert zone.startswith(("UTC0BST", "GMT0UTC")), zone
+            continue
+        assert exact(read) == exact(expected), zone
+    local_zone("UTC")
+    first = one.read(body)
+    local_zone("UTC+5")
+    moved = one.read(body)
+    assert first is not None and moved is not None
+    assert first["Contents"][0]["LastModified"] != moved["Contents"][0]["LastModified"]
+
+
+# --- fast_pages: whether pages are read by the reader, on the botocore installed ----------
+
+
+@pytest.mark.parametrize("mode", RETRY_MODES)
+def test_fast_pages_is_whether_pages_are_read(
+    monkeypatch: pytest.MonkeyPatch, mode: str | None
+) -> None:
+    """Regression: below botocore 1.35.16 (no ``before-parse``) the reader was never called
+    yet ``fast_pages`` said True. On any botocore and retry mode, ``Bucket.source.fast_pages``
+    is whether the listing's pages were read by the reader, and that is whether this botocore
+    emits ``before-parse``."""
+    read_by_reader: list[bytes] = []
+    read = PageReader.read
+
+    def spy(self: PageReader, body: bytes) -> Any:
+        read_by_reader.append(body)
+        return read(self, body)
+
+    monkeypatch.setattr(PageReader, "read", spy)
+    with mock_aws():
+        client = client_in_mode("s3", mode)
+        name = new_bucket(client)
+        layout = KeyLayout("u/")
+        keys = sorted(layout.key_for(ulid_at(T0 + i, i)) for i in range(5))
+        for key in keys:
+            client.put_object(Bucket=name, Key=key, Body=b"")
+        fast = Bucket(client, name, layout)
+        plain = Bucket(client_in_mode("s3", mode), name, layout, fast_pages=False)
+        assert [obj["Key"] for obj in fast.list_window(0)] == keys
+        assert fast.source.fast_pages == bool(read_by_reader) == BEFORE_PARSE
+        assert not plain.source.fast_pages
+        assert [obj["Key"] for obj in plain.list_window(0)] == keys

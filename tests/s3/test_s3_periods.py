@@ -26,7 +26,7 @@ from s3support import (
 )
 
 from ulidkeys.planning.periods import DAY_MS, LAYOUT_PERIOD_NAMES
-from ulidkeys.s3 import Bucket, KeyLayout, MemoryStore, plan_window
+from ulidkeys.s3 import Bucket, KeyLayout, MemoryStore
 
 HOUR = 3_600_000
 #: Where calendars disagree: a 53-week ISO year ending inside a month, a month end that is no
@@ -92,7 +92,7 @@ def test_windows_cursors_and_latest_are_exact_across_calendar_edges(
         end = start + rng.choice([1, HOUR, DAY_MS, 8 * DAY_MS, SPREAD])
         expected = brute_force(layout, keys, start, end)
         assert keys_of(listed.list_window(start, end)) == expected, (layout, start, end)
-        assert keys_of(directory.run(plan_window(layout, start, end, directory_bucket=True))) == (
+        assert keys_of(directory.run(layout.plan_window(start, end, directory_bucket=True))) == (
             expected
         )
         assert keys_of(in_memory.latest(9, since=start, until=end)) == expected[::-1][:9]

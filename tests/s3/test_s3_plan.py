@@ -22,10 +22,10 @@ from ulidkeys.errors import (
     ServiceError,
     UnexpectedResponse,
 )
-from ulidkeys.planning.listings import layout_scope
+from ulidkeys.planning.listings import MAX_KEYS, layout_scope, plan_listing
 from ulidkeys.planning.periods import PARTITION_LIMIT_MS
 from ulidkeys.planning.plans import Cursor
-from ulidkeys.s3 import MAX_KEYS, Bucket, KeyLayout, plan_window
+from ulidkeys.s3 import Bucket, KeyLayout
 
 SPAN = 3 * 86_400_000  # keys spread over three days, windows anywhere in them
 
@@ -68,7 +68,7 @@ def test_listing_is_exact_and_in_time_order(
 ) -> None:
     layout, keys, start, end = scenario
     fake = FakeS3(keys, page=page)
-    plan = plan_window(layout, start, end)
+    plan = plan_listing(layout, start, end)
     listing = Bucket(fake, "bucket", layout).run(plan, max_workers=workers)
     got = keys_of(listing)
     expected = brute_force(layout, keys, start, end)
@@ -97,7 +97,7 @@ def test_resume_after_any_returned_key(
     if not full:
         return
     cut = data.draw(st.integers(0, len(full) - 1))
-    plan = plan_window(layout, start, end, after=full[cut])
+    plan = plan_listing(layout, start, end, after=full[cut])
     rest = keys_of(Bucket(FakeS3(keys, page), "b", layout).run(plan))
     assert rest == full[cut + 1 :]
 
@@ -108,7 +108,7 @@ def test_calls_per_chain_stay_within_ceil_n_over_1000_plus_one(
 ) -> None:
     layout, keys, start, end = scenario
     fake = FakeS3(keys)
-    plan = plan_window(layout, start, end)
+    plan = plan_listing(layout, start, end)
     result = keys_of(Bucket(fake, "b", layout).run(plan))
     chains = max(1, len(plan.calls))
     assert len(fake.requests) <= math.ceil(len(result) / 1000) + chains
@@ -129,7 +129,7 @@ def test_pagination_with_more_than_1000_keys_and_bounds_inside_pages() -> None:
 
 def test_plan_picks_the_longest_safe_prefix_and_exact_start() -> None:
     layout = KeyLayout("uploads/", period="hour", suffix=".jpg")
-    plan = plan_window(layout, T0, T0 + 60_000)
+    plan = plan_listing(layout, T0, T0 + 60_000)
     (call,) = plan.calls
     lo = "uploads/dt=2024-05-17/hr=09/" + ulid_at(T0, 0)
     assert call.start_after == lo[:-1]
@@ -160,7 +160,7 @@ def test_explain_prints_one_line_per_call() -> None:
 
 def test_directory_plan_uses_slash_prefixes_and_no_start_after() -> None:
     layout = KeyLayout("uploads/", shards=2, period="hour")
-    plan = plan_window(layout, T0 - 1, T0 + 3_600_000, directory_bucket=True)
+    plan = plan_listing(layout, T0 - 1, T0 + 3_600_000, directory_bucket=True)
     # one group per folder time (read one after the other), one chain per shard in a group
     prefixes = [[c.prefix for c in group] for group in plan.groups]
     assert prefixes == [
@@ -170,7 +170,7 @@ def test_directory_plan_uses_slash_prefixes_and_no_start_after() -> None:
     assert plan.calls == plan.groups[0] + plan.groups[1]
     assert all(c.start_after is None and not c.ordered for c in plan.calls)
     assert "read every page (unordered)" in plan.explain()
-    flat = plan_window(KeyLayout("img-"), T0, T0 + 1, directory_bucket=True)
+    flat = plan_listing(KeyLayout("img-"), T0, T0 + 1, directory_bucket=True)
     assert [c.prefix for c in flat.calls] == [""]
     # a directory bucket is recognised by its name
     named = Bucket(FakeS3([]), "photos--use1-az4--x-s3", layout).plan_window(T0 - 1, T0 + 1)
@@ -181,20 +181,20 @@ def test_far_future_windows_stop_at_the_last_period_folder() -> None:
     layout = KeyLayout("u/", period="day")
     last = ulid_at(PARTITION_LIMIT_MS - 1, 7)
     keys = [layout.key_for(last), "u/zzz"]
-    plan = plan_window(layout, PARTITION_LIMIT_MS - 10, PARTITION_LIMIT_MS + 10)
+    plan = plan_listing(layout, PARTITION_LIMIT_MS - 10, PARTITION_LIMIT_MS + 10)
     assert keys_of(Bucket(FakeS3(keys), "b", layout).run(plan)) == [layout.key_for(last)]
-    beyond = plan_window(layout, PARTITION_LIMIT_MS, PARTITION_LIMIT_MS + 10)
+    beyond = plan_listing(layout, PARTITION_LIMIT_MS, PARTITION_LIMIT_MS + 10)
     assert beyond.calls == ()
 
 
 def test_page_size_is_capped_at_1000() -> None:
     layout = KeyLayout("u/")
-    assert {c.max_keys for c in plan_window(layout, T0, T0 + 1, max_keys=7).calls} == {7}
+    assert {c.max_keys for c in plan_listing(layout, T0, T0 + 1, max_keys=7).calls} == {7}
     bucket = Bucket(FakeS3([]), "b", layout)
     assert {c.max_keys for c in bucket.plan_window(T0, T0 + 1, max_keys=7).calls} == {7}
     for bad in (0, 1001):
         with pytest.raises(InvalidValue, match="max_keys"):
-            plan_window(layout, T0, T0 + 1, max_keys=bad)
+            plan_listing(layout, T0, T0 + 1, max_keys=bad)
         with pytest.raises(InvalidValue, match="max_keys"):
             bucket.plan_window(T0, T0 + 1, max_keys=bad)
 
@@ -204,7 +204,7 @@ def test_bad_after_raises() -> None:
     with pytest.raises(InvalidKeyPart, match="after="):
         Bucket(FakeS3([]), "b", layout).plan_window(T0, T0 + 1, after="u/whatever")
     with pytest.raises(InvalidKeyPart, match="after="):
-        plan_window(layout, T0, T0 + 1, after="u/whatever")
+        plan_listing(layout, T0, T0 + 1, after="u/whatever")
     assert order(layout, layout.key_for(ulid_at(T0, 1)))[0] == ulid_at(T0, 1)
 
 
@@ -328,7 +328,7 @@ def test_cursors_of_another_layout_window_or_direction_are_refused() -> None:
         with pytest.raises(InvalidCursor, match="another listing"):
             other.plan_window(cursor=forward)
     with pytest.raises(InvalidCursor, match="another listing"):
-        plan_window(others[0], T0, T0 + 3_600_000, cursor=forward)
+        plan_listing(others[0], T0, T0 + 3_600_000, cursor=forward)
     for since, until in [(T0, T0 + 3_600_001), (T0 + 1, T0 + 3_600_000), (0, T0)]:
         with pytest.raises(InvalidCursor, match="window"):
             list(bucket.list_window(since, until, cursor=forward))
@@ -508,6 +508,6 @@ def test_window_ends_that_are_not_ints_are_refused_by_name() -> None:
     # found by the fuzz test: None reached a comparison and raised a bare TypeError
     layout = KeyLayout("u/")
     with pytest.raises(InvalidType, match="start_ms=None"):
-        plan_window(layout, None, T0)  # type: ignore[arg-type]
+        plan_listing(layout, None, T0)  # type: ignore[arg-type]
     with pytest.raises(InvalidType, match="end_ms='1h'"):
-        plan_window(layout, T0, "1h")  # type: ignore[arg-type]
+        plan_listing(layout, T0, "1h")  # type: ignore[arg-type]

@@ -27,8 +27,9 @@ from s3support import (
 )
 
 from ulidkeys.errors import InvalidSlice, InvalidType, InvalidValue, InvalidWindow
+from ulidkeys.planning.listings import plan_listing
 from ulidkeys.planning.plans import MAX_SLICES, fixed_window
-from ulidkeys.s3 import Bucket, KeyLayout, Slice, plan_window
+from ulidkeys.s3 import Bucket, KeyLayout, Slice
 
 HOUR = 3_600_000
 DAY = 86_400_000
@@ -101,7 +102,7 @@ def test_a_slice_resumes_from_its_own_cursor() -> None:
 
 
 def test_json_round_trip_and_its_form() -> None:
-    plan = plan_window(KeyLayout("u/", shards=4, period="day"), T0, T0 + 10 * DAY + 3)
+    plan = plan_listing(KeyLayout("u/", shards=4, period="day"), T0, T0 + 10 * DAY + 3)
     for piece in plan.slices(7):
         text = piece.to_json()
         assert Slice.from_json(text) == piece
@@ -128,7 +129,7 @@ def test_json_round_trip_and_its_form() -> None:
     ],
 )
 def test_damaged_json_is_refused(change: dict[str, Any]) -> None:
-    piece = plan_window(KeyLayout(), T0, T0 + DAY).slices(7)[3]
+    piece = plan_listing(KeyLayout(), T0, T0 + DAY).slices(7)[3]
     body = {**json.loads(piece.to_json()), **change}
     with pytest.raises(InvalidSlice):
         Slice.from_json(json.dumps(body))
@@ -142,7 +143,7 @@ def test_foreign_json_is_refused(text: str) -> None:
 
 def test_refusals() -> None:
     layout = KeyLayout("u/")
-    plan = plan_window(layout, T0, T0 + DAY)
+    plan = plan_listing(layout, T0, T0 + DAY)
     piece = plan.slices(4)[0]
     with pytest.raises(InvalidValue, match="n=0"):
         plan.slices(0)
@@ -151,13 +152,13 @@ def test_refusals() -> None:
     with pytest.raises(InvalidType):
         plan.slices("4")  # type: ignore[arg-type]
     with pytest.raises(InvalidSlice, match="whole window"):
-        plan_window(layout, T0, T0 + DAY, limit=5).slices(2)
+        plan_listing(layout, T0, T0 + DAY, limit=5).slices(2)
     with pytest.raises(InvalidSlice, match="whole window"):
-        plan_window(layout, T0, T0 + DAY, after=layout.key_for(ulid_at(T0, 1))).slices(2)
-    other_layout = plan_window(KeyLayout("v/"), T0, T0 + DAY)
+        plan_listing(layout, T0, T0 + DAY, after=layout.key_for(ulid_at(T0, 1))).slices(2)
+    other_layout = plan_listing(KeyLayout("v/"), T0, T0 + DAY)
     with pytest.raises(InvalidSlice, match="another listing or window"):
         other_layout.slice_plan(piece)
-    other_window = plan_window(layout, T0, T0 + DAY + 1)
+    other_window = plan_listing(layout, T0, T0 + DAY + 1)
     with pytest.raises(InvalidSlice, match="another listing or window"):
         other_window.slice_plan(piece)
     with pytest.raises(InvalidType):
@@ -167,7 +168,7 @@ def test_refusals() -> None:
 
 
 def test_narrow_windows_give_empty_slices_not_fewer() -> None:
-    plan = plan_window(KeyLayout(), T0, T0 + 3)
+    plan = plan_listing(KeyLayout(), T0, T0 + 3)
     pieces = plan.slices(8)
     assert len(pieces) == 8
     assert sum(piece.end_ms - piece.start_ms for piece in pieces) == 3

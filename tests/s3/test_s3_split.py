@@ -15,7 +15,8 @@ from s3support import T0, FakeS3, brute_force, keys_of, layouts, ulid_at
 
 from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.slicing import Slicing
-from ulidkeys.s3 import Bucket, KeyLayout, plan_window
+from ulidkeys.planning.listings import plan_listing
+from ulidkeys.s3 import Bucket, KeyLayout
 
 HOUR = 3_600_000
 
@@ -43,7 +44,7 @@ def test_split_listing_is_exact(
 ) -> None:
     layout, keys, start, end = scenario
     fake = FakeS3(keys, page=page)
-    plan = plan_window(layout, start, end, max_keys=page)
+    plan = plan_listing(layout, start, end, max_keys=page)
     listing = Bucket(fake, "b", layout).run(plan, max_workers=workers)
     got = keys_of(listing)
     assert got == brute_force(layout, keys, start, end)
@@ -64,9 +65,9 @@ def test_resume_from_a_cursor_taken_mid_split(
     cursor: str | None = None
     for k in [*stops, None]:
         plan = (
-            plan_window(layout, start, end, max_keys=page)
+            plan_listing(layout, start, end, max_keys=page)
             if cursor is None
-            else plan_window(layout, start, end, cursor=cursor, max_keys=page)
+            else plan_listing(layout, start, end, cursor=cursor, max_keys=page)
         )
         with bucket.run(plan, max_workers=4) as listing:
             got += keys_of(itertools.islice(listing, k))
@@ -116,7 +117,7 @@ def test_an_empty_tail_costs_one_call_per_slice_and_shards_split_too() -> None:
     layout = KeyLayout("u/", shards=4, period="hour")
     keys = _spread(layout, 8_000, HOUR // 4)  # data in the first quarter hour of a 4 h window
     fake = FakeS3(keys, page=100)
-    plan = plan_window(layout, T0, T0 + 4 * HOUR, max_keys=100)
+    plan = plan_listing(layout, T0, T0 + 4 * HOUR, max_keys=100)
     listing = Bucket(fake, "b", layout).run(plan, max_workers=8)
     assert keys_of(listing) == brute_force(layout, keys, T0, T0 + 4 * HOUR)
     slices = sum("StartAfter" in r for r in fake.requests)
@@ -128,7 +129,7 @@ def test_the_first_chain_to_answer_takes_its_fair_share_of_the_workers() -> None
     layout = KeyLayout("u/", shards=4)
     keys = _spread(layout, 8_000, HOUR)  # about 20 pages of 100 in each shard's chain
     source = Bucket(FakeS3(keys, page=100), "b", layout).source
-    plan = plan_window(layout, T0, T0 + HOUR, max_keys=100)
+    plan = plan_listing(layout, T0, T0 + HOUR, max_keys=100)
     slicing = Slicing(plan, plan.calls, Stats(), max_workers=16)
     first = slicing.requests()
     assert len(first) == 4  # one chain a shard, no density known yet: nothing to cut
@@ -152,7 +153,7 @@ def test_no_split_with_one_worker_or_split_off() -> None:
     for workers, split in [(1, True), (8, False)]:
         fake = FakeS3(keys)
         listing = Bucket(fake, "b", layout).run(
-            plan_window(layout, T0, T0 + HOUR), max_workers=workers, split=split
+            plan_listing(layout, T0, T0 + HOUR), max_workers=workers, split=split
         )
         assert keys_of(listing) == keys
         assert len(fake.requests) == 5

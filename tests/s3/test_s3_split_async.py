@@ -20,7 +20,8 @@ from test_s3_split import dense_scenarios
 from ulidkeys.aio import AsyncBucket
 from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.slicing import MAX_AHEAD_PAGES, Slicing
-from ulidkeys.s3 import KeyLayout, plan_window
+from ulidkeys.planning.listings import plan_listing
+from ulidkeys.s3 import KeyLayout
 from ulidkeys.s3.bucket import ListingSource
 
 HOUR = 3_600_000
@@ -64,7 +65,7 @@ def test_async_split_listing_is_exact(
 ) -> None:
     layout, keys, start, end = scenario
     fake = FakeS3(keys, page=page)
-    plan = plan_window(layout, start, end, max_keys=page)
+    plan = plan_listing(layout, start, end, max_keys=page)
     bucket = AsyncBucket(AsyncFake(fake), "b", layout)  # type: ignore[arg-type]
     items, listing = asyncio.run(_collect(bucket.run(plan, max_workers=workers)))
     assert keys_of(items) == brute_force(layout, keys, start, end)
@@ -85,9 +86,9 @@ def test_async_resume_from_a_cursor_taken_mid_split(
     cursor: str | None = None
     for k in [*stops, None]:
         plan = (
-            plan_window(layout, start, end, max_keys=page)
+            plan_listing(layout, start, end, max_keys=page)
             if cursor is None
-            else plan_window(layout, start, end, cursor=cursor, max_keys=page)
+            else plan_listing(layout, start, end, cursor=cursor, max_keys=page)
         )
         items, listing = asyncio.run(_collect(bucket.run(plan, max_workers=4), k))
         got += keys_of(items)
@@ -116,7 +117,7 @@ def test_slices_stop_listing_ahead_of_a_caller_that_takes_nothing() -> None:
     lets it go on, and the whole window comes out exact."""
     layout = KeyLayout("u/")
     keys = _spread(layout, 8_000, HOUR)
-    plan = plan_window(layout, T0, T0 + HOUR, max_keys=40)
+    plan = plan_listing(layout, T0, T0 + HOUR, max_keys=40)
     source = ListingSource(FakeS3(keys, page=40), "b")  # type: ignore[arg-type]
     slicing = Slicing(plan, plan.calls, Stats(), max_workers=4)
     assert slicing.max_buffered == MAX_AHEAD_PAGES * 4 * 40
@@ -143,7 +144,7 @@ def test_near_the_bound_the_workers_stay_on_what_the_caller_needs_next() -> None
     here), and the bound still holds."""
     layout = KeyLayout("u/")
     keys = _spread(layout, 20_000, HOUR)  # 1,000 pages of 20
-    plan = plan_window(layout, T0, T0 + HOUR, max_keys=20)
+    plan = plan_listing(layout, T0, T0 + HOUR, max_keys=20)
     source = ListingSource(FakeS3(keys, page=20), "b")  # type: ignore[arg-type]
     slicing = Slicing(plan, plan.calls, Stats(), max_workers=8)
     assert slicing.max_buffered == MAX_AHEAD_PAGES * 8 * 20  # 256 of the 1,000 pages

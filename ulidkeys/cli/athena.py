@@ -15,6 +15,7 @@ from ulidkeys.cli.options import (
     count_arg,
     given,
 )
+from ulidkeys.config.declarations import is_name
 from ulidkeys.emit.athena import partition_projection, window_predicate
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
@@ -67,7 +68,7 @@ def _athena_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     """The bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout named
     in the config file (``athena photos``), the flags overriding what it says (as ``ls``)."""
     settings: Mapping[str, Any] = {}
-    if args.location.startswith("s3://") or not config.is_name(args.location):
+    if args.location.startswith("s3://") or not is_name(args.location):
         bucket_name, prefix = split_s3_url(args.location)
         if prefix:
             check_prefix(prefix, location=args.location)

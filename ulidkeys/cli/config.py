@@ -11,6 +11,7 @@ from ulidkeys.cli.options import (
     add_output,
 )
 from ulidkeys.cli.output import Row, emit, report
+from ulidkeys.config.files import CONFIG_FILE, PYPROJECT, user_config_path
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 70
@@ -28,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
     """What config file applies here and what it declares (or where it was looked for)."""
     found = config.load(args.config)
     if found.path is None:
-        looked = f"{config.CONFIG_FILE} or {config.PYPROJECT} [tool.ulidkeys] here or above"
-        report(f"no config file: looked for {looked}, then {config.user_config_path()}")
+        looked = f"{CONFIG_FILE} or {PYPROJECT} [tool.ulidkeys] here or above"
+        report(f"no config file: looked for {looked}, then {user_config_path()}")
     rows = [
         {"kind": "layout", "name": name, **named.settings} for name, named in found.layouts.items()
     ] + [

@@ -39,16 +39,17 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import Row, counted, emit, iso_time, report
 from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.cli.progress import track
+from ulidkeys.config.declarations import is_name
 from ulidkeys.emit.awscli import s3_commands
 from ulidkeys.emit.manifests import put_manifest, write_manifest
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.listings import ListCall
-from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
-from ulidkeys.planning.plans import Plan, fixed_window, resolve_window
-from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
+from ulidkeys.planning.plans import Plan, fixed_window
+from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3.bucket import is_directory_bucket
 from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -117,7 +118,7 @@ def _ls_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     """``ls``'s bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout
     named in the config file (``ls photos``), the flags overriding what it says."""
     settings: Mapping[str, Any] = {}
-    if args.location.startswith("s3://") or not config.is_name(args.location):
+    if args.location.startswith("s3://") or not is_name(args.location):
         bucket_name, prefix = split_s3_url(args.location)
         if prefix:
             check_prefix(prefix, location=args.location)
@@ -170,8 +171,9 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.since is None and args.cursor is None:
             raise InvalidWindow("ls --explain needs --since")
-        start, end = resolve_window(args.since, args.until, args.cursor)
-        plan = plan_listing(layout, start, end, cursor=args.cursor, directory_bucket=directory)
+        plan = layout.plan_window(
+            args.since, args.until, cursor=args.cursor, directory_bucket=directory
+        )
         commands = s3_commands(bucket_name, plan, layout.suffix, aws_options(args))
         return explain(plan.explain(), commands)
     session = aws_session(args)
@@ -248,7 +250,7 @@ def _slice_plan(args: argparse.Namespace, layout: KeyLayout, directory: bool) ->
     if not 0 <= index < count:
         raise InvalidValue(f"--slice {args.slice!r}: I must be 0 .. N-1 (0-based, like array jobs)")
     start, end = fixed_window(args.since, args.until, "--slice", ("--since", "--until"))
-    return plan_listing(layout, start, end, directory_bucket=directory).slice(
+    return layout.plan_window(start, end, directory_bucket=directory).slice(
         index, count, args.cursor
     )
 

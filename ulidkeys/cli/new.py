@@ -26,7 +26,8 @@ from ulidkeys.timeinput import (
     format_ms,
     to_ms,
 )
-from ulidkeys.ulid import Monotonic, batch
+from ulidkeys.ulid import Monotonic
+from ulidkeys.ulid.generation import batch
 
 #: Where the subcommand stands in ``ulidkeys --help``.
 ORDER = 10

@@ -34,12 +34,12 @@ from ulidkeys.cli.options import (
 )
 from ulidkeys.cli.output import counted, emit, json_text, report
 from ulidkeys.cli.progress import track
+from ulidkeys.config.declarations import indexes
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.emit.awscli import dynamodb_commands
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.periods import PERIOD_NAMES
-from ulidkeys.planning.queries import plan_window as plan_query_window
 from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -125,7 +125,7 @@ def _query_entity(args: argparse.Namespace) -> Entity:
         separator=settings.get("separator", "#"),
         id_field=settings.get("id_field", "id"),
         newest_first_keys=settings.get("newest_first_keys", False),
-        gsi=config.indexes(settings),
+        gsi=indexes(settings),
     )
 
 
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         "index": args.index,
     }
     if args.explain and args.checkpoint is None:
-        plan = plan_query_window(entity, args.since, args.until, **window, fields=fields)
+        plan = entity.plan_window(args.since, args.until, **window, **fields)
         commands = dynamodb_commands(args.table or "TABLE", plan, aws_options(args))
         return explain(plan.explain(), commands)
     if not args.table and not args.explain:
@@ -201,7 +201,7 @@ def _hint_sort_keys(
     like and the ``--scheme`` that reads them, as ``ls`` hints for S3 (one bounded Query; a
     hint never fails the command)."""
     try:
-        plan = plan_query_window(entity, None, None, index=args.index, fields=fields)
+        plan = entity.plan_window(index=args.index, **fields)
         call = plan.groups[0][0]
         request: dict[str, Any] = {
             "TableName": args.table,

@@ -19,7 +19,6 @@ from ulidkeys.emit.awscli import s3_commands
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.protocol import IdScheme, bounds
 from ulidkeys.ids.ulids import ULID_SCHEME
-from ulidkeys.planning.listings import plan_window as plan_listing
 from ulidkeys.planning.locations import check_bucket_name, check_prefix
 from ulidkeys.planning.prefixcover import human_span, resolution_table
 from ulidkeys.planning.timewindow import TimeWindow
@@ -79,7 +78,7 @@ def _range_row(args: argparse.Namespace) -> dict[str, Any]:
         row["cover_extra_ms"] = cover.extra_ms
     if args.bucket is not None:
         check_bucket_name(args.bucket)  # "photos/x" is no bucket, not photos and a prefix
-        plan = plan_listing(KeyLayout(prefix=prefix), window.start_ms, window.end_ms)
+        plan = KeyLayout(prefix=prefix).plan_window(window.start_ms, window.end_ms)
         row["aws"] = s3_commands(args.bucket, plan)
     return row
 
@@ -107,7 +106,7 @@ def _range_of_scheme(
     if args.bucket is not None:
         check_bucket_name(args.bucket)  # "photos/x" is no bucket, not photos and a prefix
         layout = KeyLayout(prefix=prefix, scheme=scheme)
-        plan = plan_listing(layout, window.start_ms, window.end_ms)
+        plan = layout.plan_window(window.start_ms, window.end_ms)
         row["aws"] = s3_commands(args.bucket, plan)
     return row
 

@@ -19,7 +19,8 @@ from ulidkeys.planning.prefixcover import human_span
 from ulidkeys.planning.timewindow import TimeWindow
 from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.timeinput import format_ms, to_ms
-from ulidkeys.ulid import ULID, batch
+from ulidkeys.ulid import ULID
+from ulidkeys.ulid.generation import batch
 
 DAY_MS = 86_400_000
 START = to_ms("2024-05-15T00:00:00Z")

@@ -6,14 +6,19 @@ Found like other tools find theirs: ``--config FILE``; else ``ulidkeys.toml`` or
 the user's ``$XDG_CONFIG_HOME/ulidkeys/config.toml`` (``~/.config/...``). The file found is the
 file used: one that cannot be read is reported, never skipped for a farther one (a broken
 ``pyproject.toml`` is skipped only when its text cannot declare ``[tool.ulidkeys]``). Only a
-regular file of at most :data:`MAX_CONFIG_BYTES` is read, so ``--config /dev/zero`` or a FIFO is
+regular file of at most 1 MiB is read, so ``--config /dev/zero`` or a FIFO is
 refused, not read until memory runs out or waited on. Every mistake (unknown key, wrong type, a
 name no command could use, a layout that contradicts itself) is an
 :class:`~ulidkeys.errors.InvalidConfig` of one line naming the file and the dotted path of the
 table or key as the file spells it (``[tool.ulidkeys.layouts.p]`` in a pyproject), with the fix.
 
 The file is found and read by :mod:`ulidkeys.config.files` and its declarations are checked by
-:mod:`ulidkeys.config.declarations`; this module is where users import all of it from.
+:mod:`ulidkeys.config.declarations`; this module is where users import all of it from:
+
+- :func:`load` (the file found, or the one named) and :func:`parse` (a config's text): a
+  :class:`Config`, whose ``layout(name)`` and ``entity(name)`` are a :class:`NamedLayout` (its
+  bucket and ``KeyLayout``, ``.bucket(client)``) and a :class:`NamedEntity` (its table and
+  ``Entity``, ``.table(client)``).
 """
 
 from __future__ import annotations
@@ -21,52 +26,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ulidkeys.config.declarations import (
-    DYNAMODB_NAME_RULE,
-    ENTITY_KEYS,
-    INDEX_KEYS,
-    LAYOUT_KEYS,
-    NAME_RULE,
-    Config,
-    NamedEntity,
-    NamedLayout,
-    indexes,
-    is_name,
-    parse,
-)
-from ulidkeys.config.files import (
-    CONFIG_FILE,
-    MAX_CONFIG_BYTES,
-    PYPROJECT,
-    find,
-    read_text,
-    user_config_path,
-)
+from ulidkeys.config.declarations import Config, NamedEntity, NamedLayout, parse
+from ulidkeys.config.files import find, read_text
 from ulidkeys.errors import InvalidConfig, InvalidType, describe
 
-__all__ = [
-    "CONFIG_FILE",
-    "DYNAMODB_NAME_RULE",
-    "ENTITY_KEYS",
-    "INDEX_KEYS",
-    "LAYOUT_KEYS",
-    "MAX_CONFIG_BYTES",
-    "NAME_RULE",
-    "PYPROJECT",
-    "Config",
-    "NamedEntity",
-    "NamedLayout",
-    "find",
-    "indexes",
-    "is_name",
-    "load",
-    "parse",
-    "user_config_path",
-]
+__all__ = ["Config", "NamedEntity", "NamedLayout", "load", "parse"]
 
 
 def load(path: str | os.PathLike[str] | None = None) -> Config:
-    """The config at ``path``, or the one :func:`find` finds (an empty Config if none)."""
+    """The config at ``path``, or the one found as the CLI finds it (``ulidkeys.toml`` or a
+    ``pyproject.toml`` here or above, then the user's): an empty Config if there is none."""
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise InvalidType(
             f"path={describe(path)} must be a str or a path, not {type(path).__name__}"

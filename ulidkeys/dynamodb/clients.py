@@ -2,7 +2,7 @@
 
 A ``Table`` and its resource's client (``table.meta.client``) serialize plain Python values
 themselves (boto3 hooks that onto the client); a plain client takes typed ones
-(``{"S": ...}``). :class:`Target` asks the client which it is, through the same hook boto3
+(``{"S": ...}``). :class:`Target` asks the client which it is, by looking for the hook boto3
 uses, so every form sends the right request and items come back as plain values.
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union, cast
 
+from ulidkeys.clientevents import handlers_of, hierarchical_emitter
 from ulidkeys.errors import InvalidQuery, InvalidType, InvalidValue, UnsupportedClient, describe
 
 if TYPE_CHECKING:
@@ -43,33 +44,38 @@ def speaks_plain_values(client: DynamoDBClient) -> bool:
     """Whether a DynamoDB client serializes plain values (a resource's client) or wants typed
     ones (``boto3.client("dynamodb")``).
 
-    boto3 makes a resource's client serialize by registering a ``before-parameter-build``
-    handler; emitting that event on a probe request shows whether one is registered. A client
-    that cannot be asked raises UnsupportedClient: guessing wrong would send ``{"S": ...}``
-    maps as values and silently match nothing.
+    boto3 makes a resource's client serialize by registering its ``TransformationInjector``'s
+    ``inject_attribute_value_input`` on ``before-parameter-build.dynamodb``: the client is
+    asked whether a ``Query`` reaches that handler, by reading its event system
+    (:mod:`ulidkeys.clientevents`), not by emitting anything (a user's own handlers see no
+    request the library did not send). A client that cannot be asked raises
+    UnsupportedClient: guessing wrong would send ``{"S": ...}`` maps as values and silently
+    match nothing.
     """
+    from boto3.dynamodb.transform import TransformationInjector  # boto3: an optional extra
+
+    serializer = TransformationInjector.inject_attribute_value_input
     try:
-        model = client.meta.service_model.operation_model("Query")
-        params: dict[str, Any] = {
-            "TableName": "probe",
-            "KeyConditionExpression": "#k = :v",
-            "ExpressionAttributeValues": {":v": "probe"},
-        }
-        client.meta.events.emit(
-            "before-parameter-build.dynamodb.Query", params=params, model=model, context={}
-        )
-        value = params["ExpressionAttributeValues"][":v"]
+        client.meta.service_model.operation_model("Query")
+        emitter = hierarchical_emitter(client.meta.events)
+        handlers = None if emitter is None else handlers_of(emitter, QUERY_PARAMETERS)
     except Exception as error:
-        raise UnsupportedClient(
-            f"{describe(client)} is not a boto3 DynamoDB client whose value handling can be "
-            "checked; pass boto3.resource('dynamodb').Table(name), its .meta.client, or "
-            "boto3.client('dynamodb')"
-        ) from error
-    if value == "probe":
-        return False
-    if value == {"S": "probe"}:
-        return True
-    raise UnsupportedClient(f"{describe(client)} rewrites query values in an unknown way")
+        raise _not_asked(client) from error
+    if handlers is None:
+        raise _not_asked(client)
+    return any(getattr(handler, "__func__", None) is serializer for handler in handlers)
+
+
+#: The event boto3 serializes a resource's request values on, for a Query.
+QUERY_PARAMETERS = "before-parameter-build.dynamodb.Query"
+
+
+def _not_asked(client: object) -> UnsupportedClient:
+    return UnsupportedClient(
+        f"{describe(client)} is not a boto3 DynamoDB client whose value handling can be "
+        "checked; pass boto3.resource('dynamodb').Table(name), its .meta.client, or "
+        "boto3.client('dynamodb')"
+    )
 
 
 def item_key(key: object, reserved: Iterable[str]) -> dict[str, str]:

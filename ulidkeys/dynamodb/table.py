@@ -26,8 +26,8 @@ from ulidkeys.errors import (
     require_count,
 )
 from ulidkeys.planning.entity import Entity
-from ulidkeys.planning.plans import Plan, Slice, require_slice
-from ulidkeys.planning.queries import QueryCall, plan_query, plan_window, single_call
+from ulidkeys.planning.plans import Plan, Slice, require_slice, resolve_window
+from ulidkeys.planning.queries import QueryCall, plan_query, single_call
 from ulidkeys.timeinput import TimeInput
 
 Item = dict[str, Any]
@@ -125,9 +125,10 @@ class TableReads(Generic[ResultsT]):
         **fields: object,
     ) -> Plan[QueryCall]:
         """The Query calls for the items whose id time is in ``[since, until)``: the plan
-        :meth:`query_window` runs (the same verb as ``Bucket.plan_window``)."""
-        return plan_window(
-            self.entity,
+        :meth:`query_window` runs, the entity's
+        :meth:`~ulidkeys.planning.entity.Entity.plan_window` (as ``Bucket.plan_window`` is its
+        layout's)."""
+        return self.entity.plan_window(
             since,
             until,
             newest_first=newest_first,
@@ -135,7 +136,7 @@ class TableReads(Generic[ResultsT]):
             index=index,
             after=after,
             cursor=cursor,
-            fields=fields,
+            **fields,
         )
 
     def query_window(
@@ -253,10 +254,11 @@ class TableReads(Generic[ResultsT]):
                 f"{self.entity.name} is bucketed by {self.entity.period}: give since= so the "
                 "query knows which buckets to visit"
             )
-        return plan_window(
+        start, end = resolve_window(since, until, cursor)
+        return plan_query(
             self.entity,
-            since,
-            until,
+            start,
+            end,
             newest_first=True,
             limit=n,
             index=index,
@@ -351,8 +353,9 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
         **fields: object,
     ) -> dict[str, Any]:
         """``client.query`` arguments (for this client form) for exactly the window's keys."""
-        query_plan = plan_window(
-            self.entity, since, until, newest_first=newest_first, index=index, fields=fields
+        start, end = resolve_window(since, until)
+        query_plan = plan_query(
+            self.entity, start, end, newest_first=newest_first, index=index, fields=fields
         )
         call = single_call(query_plan, self.entity)
         return call.request(self.name, typed=not self.target.plain)
@@ -385,7 +388,8 @@ def key_condition(
     """A ``boto3.dynamodb.conditions`` condition selecting exactly the window's keys."""
     from boto3.dynamodb.conditions import Key  # boto3 is this adapter's optional dependency
 
-    call = single_call(plan_window(entity, since, until, index=index, fields=fields), entity)
+    start, end = resolve_window(since, until)
+    call = single_call(plan_query(entity, start, end, index=index, fields=fields), entity)
     return Key(call.pk_attr).eq(call.partition) & Key(call.sk_attr).between(
         call.lo, call.hi_inclusive
     )

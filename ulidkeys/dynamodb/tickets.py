@@ -1,7 +1,7 @@
 """A Flickr-style ticket server on one DynamoDB item: an atomic counter handing out numbers.
 
 Each reservation is one ``UpdateItem`` that ADDs to the item's count and returns the new count
-(``ReturnValues=UPDATED_NEW``); the increment/offset split (:class:`~ulidkeys.ids.TicketSplit`)
+(``ReturnValues=UPDATED_NEW``); the increment/offset split (:class:`~ulidkeys.dynamodb.TicketSplit`)
 turns counts into tickets, so counters in two tables or regions never hand out the same one.
 """
 

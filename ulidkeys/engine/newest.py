@@ -24,7 +24,7 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import (
     ListCall,
     layout_scope,
-    plan_window,
+    plan_listing,
     resume_position,
 )
 from ulidkeys.planning.plans import Cursor, Plan, Position, resolve_window
@@ -63,7 +63,7 @@ class Newest:
         start, end = resolve_window(since, until, cursor)
         if layout.newest_first and not directory:
             # The keys list newest first already: the n newest are the window's first n.
-            plan = plan_window(layout, start, end, cursor=cursor, limit=n)
+            plan = plan_listing(layout, start, end, cursor=cursor, limit=n)
             return cls(layout, directory, n, start, end, end, None, plan)
         before = resume_position(layout, start, end, True, None, cursor)
         top = end
@@ -78,7 +78,7 @@ class Newest:
         return Cursor(layout_scope(self.layout), True, self.start, self.end, position).encode()
 
     def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
-        return plan_window(self.layout, low, high, before=self.before)
+        return plan_listing(self.layout, low, high, before=self.before)
 
     def search(self, spans: list[tuple[int, int]] | None, stats: Stats) -> Search | None:
         """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
@@ -102,7 +102,7 @@ class Newest:
 
     def directory_plan(self, low: int, high: int, remaining: int) -> Plan[ListCall]:
         """One span of a directory bucket, newest first, limited to what is still wanted."""
-        return plan_window(
+        return plan_listing(
             self.layout,
             low,
             high,

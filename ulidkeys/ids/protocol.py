@@ -162,8 +162,9 @@ def _sortable_advice(scheme: IdScheme) -> str:
 
 
 def has_no_time(scheme: IdScheme) -> bool:
-    """Whether the scheme's text sorts (by number) but holds no time (:data:`~ulidkeys.ids.TICKET`):
-    entities take such ids as keys, and refuse windows, buckets and newest-first keys."""
+    """Whether the scheme's text sorts (by number) but holds no time
+    (:data:`~ulidkeys.dynamodb.TICKET`): entities take such ids as keys, and refuse windows,
+    buckets and newest-first keys."""
     return getattr(scheme, "sorts_by_value", False) is True
 
 

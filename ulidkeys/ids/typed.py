@@ -15,7 +15,7 @@ from ulidkeys.ids.registration import Field, Reading, Registration
 from ulidkeys.ids.ulids import ULID_SCHEME, ulid_fields
 from ulidkeys.ids.uuid7 import UUID7
 from ulidkeys.ids.uuids import UUID_TEXT, uuid_fields
-from ulidkeys.ulid import new
+from ulidkeys.ulid.randomness import new
 
 #: The TypeID spec's prefix rule (v0.3): up to 63 of ``[a-z_]``, starting and ending in a letter.
 TYPEID_PREFIX = re.compile(r"([a-z]([a-z_]{0,61}[a-z])?)?")

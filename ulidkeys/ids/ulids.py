@@ -19,7 +19,8 @@ from ulidkeys.ids.registration import (
     Registration,
     hex_digits,
 )
-from ulidkeys.ulid import ULID, new
+from ulidkeys.ulid import ULID
+from ulidkeys.ulid.randomness import new
 
 _RANDOM_80 = (1 << 80) - 1
 

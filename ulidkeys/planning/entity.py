@@ -48,12 +48,11 @@ from ulidkeys.planning.keyschemas import (
 )
 from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.periods import PERIOD_NAMES, Period
-from ulidkeys.planning.plans import Position, scope_of
+from ulidkeys.planning.plans import PAST_ALL_KEYS, Plan, Position, resolve_window, scope_of
+from ulidkeys.planning.queries import QueryCall, plan_query
 from ulidkeys.planning.templates import KeySchema
+from ulidkeys.timeinput import TimeInput
 from ulidkeys.ulid import ULID
-
-#: Position key of a bare id given as ``after=``: above every key of that id.
-PAST_ALL_KEYS = "\U0010ffff"
 
 
 class Entity:
@@ -61,7 +60,7 @@ class Entity:
 
     ``Entity(pk="Org#{org}", sk="Post#{id}")`` - ``id`` (``id_field``) holds the item's id,
     of ``scheme`` (ULID by default; any scheme of ``ulidkeys.ids`` whose text sorts by time, or
-    :data:`~ulidkeys.ids.TICKET`, whose ids hold no time: keys and writes, no windows).
+    :data:`~ulidkeys.dynamodb.TICKET`, whose ids hold no time: keys and writes, no windows).
     ``bucket="day"`` (any period of :data:`~ulidkeys.planning.periods.PERIOD_NAMES`: hour, day,
     ISO week, month, year; UTC) fills a ``{bucket}`` placeholder of a partition
     key from the id's time; ``shards=N`` fills ``{shard}`` from the id's random bits; window
@@ -69,7 +68,7 @@ class Entity:
     (with ``sk="{id}"`` and a numeric scheme such as Snowflake ids) stores the sort key as a
     DynamoDB Number. Field values are rejected (never escaped) when empty or when they contain
     ``separator``. ``newest_first_keys=True`` stores the id in every key with its time inverted
-    (:func:`~ulidkeys.ids.invert_id`), so a plain ascending Query returns the newest first;
+    (:func:`~ulidkeys.ids.protocol.invert_id`), so a plain ascending Query returns the newest first;
     ``parse`` gives back the original id and windows select by its real time.
     """
 
@@ -469,6 +468,40 @@ class Entity:
             ) from None
 
     # --- queries --------------------------------------------------------------------------
+    def plan_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The ``Query`` calls for this entity's items whose id time is in ``[since, until)``:
+        plain data, printable (``.explain()``), made without a client.
+
+        ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
+        cursor's window is resumed just past its last item. ``after=`` (an item, key or id seen
+        last) resumes just past it. ``fields`` are the key fields of the partition (``org=
+        "acme"``); ``index`` names a GSI. ``Table.plan_window`` is this plan (and
+        ``Table.query_window`` runs it).
+        """
+        start, end = resolve_window(since, until, cursor)
+        return plan_query(
+            self,
+            start,
+            end,
+            newest_first=newest_first,
+            limit=limit,
+            index=index,
+            after=after,
+            cursor=cursor,
+            fields=fields,
+        )
+
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:
         """Validated query fields: the partition key's and the sort key's before the id."""
         if self.id_field not in schema.sk.fields:

@@ -38,8 +38,10 @@ from ulidkeys.ids.protocol import (
 )
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.keytext import check_path, check_text
+from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_listing
 from ulidkeys.planning.periods import PARTITION_LIMIT_MS, Period, layout_period
-from ulidkeys.planning.plans import KeyRun, Located
+from ulidkeys.planning.plans import KeyRun, Located, Plan, resolve_window
+from ulidkeys.timeinput import TimeInput
 from ulidkeys.ulid import ULID
 
 #: The longest key S3 accepts, in UTF-8 bytes.
@@ -110,8 +112,8 @@ class KeyLayout:
 
     * ``prefix``: any text such as ``"uploads/"`` or ``"tenant/acme/"`` (may be empty);
     * ``shards``: None for no shard folder, else N folders ``00/`` .. ``N-1/`` (fixed width),
-      the shard derived from the id (:func:`ulidkeys.ids.shard_of`), so the key can be rebuilt
-      from the id alone;
+      the shard derived from the id (:func:`~ulidkeys.ids.protocol.shard_of`), so the key can
+      be rebuilt from the id alone;
     * ``period``: ``None`` or a period S3 layouts offer
       (:data:`~ulidkeys.planning.periods.LAYOUT_PERIOD_NAMES`): ``"hour"``
       (``dt=2024-05-17/hr=09/``), ``"day"`` (``dt=2024-05-17/``), ``"week"`` (ISO weeks,
@@ -119,10 +121,10 @@ class KeyLayout:
       partition projection;
     * ``suffix``: text after the id (``".jpg"``); a per-call ``ext`` replaces it;
     * ``scheme``: the id scheme (default ULID); its text must sort by time;
-    * ``newest_first``: keys embed the id with its time inverted (:func:`~ulidkeys.ids.invert_id`:
-      same width and alphabet), so ListObjectsV2 returns the newest first and "the 20 newest"
-      is one call; ``parse`` gives back the original id. No period folders (they would list
-      oldest first).
+    * ``newest_first``: keys embed the id with its time inverted
+      (:func:`~ulidkeys.ids.protocol.invert_id`: same width and alphabet), so ListObjectsV2
+      returns the newest first and "the 20 newest" is one call; ``parse`` gives back the
+      original id. No period folders (they would list oldest first).
     """
 
     prefix: str = ""
@@ -439,6 +441,36 @@ class KeyLayout:
             shard=self.shard_of(id_text),
             period=self.period_folder(ms) or None,
             suffix=suffix,
+        )
+
+    def plan_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        after: str | None = None,
+        cursor: str | None = None,
+        max_keys: int = MAX_KEYS,
+        directory_bucket: bool = False,
+    ) -> Plan[ListCall]:
+        """The ``ListObjectsV2`` calls that list exactly this layout's keys whose id time is in
+        ``[since, until)``: plain data, printable (``.explain()``), made without a client.
+
+        ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
+        cursor's window is resumed just past its last key. ``after=`` (a key a listing
+        returned) resumes past that key. ``max_keys`` (1..1000) is each call's page size;
+        ``directory_bucket`` plans for an S3 Express bucket (unordered, folder by folder).
+        ``Bucket.plan_window`` is this plan for its own layout and bucket kind.
+        """
+        start, end = resolve_window(since, until, cursor)
+        return plan_listing(
+            self,
+            start,
+            end,
+            after=after,
+            cursor=cursor,
+            max_keys=max_keys,
+            directory_bucket=directory_bucket,
         )
 
     def fits(self, key: str) -> bool:

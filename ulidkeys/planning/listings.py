@@ -11,7 +11,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ulidkeys.errors import (
     InvalidCursor,
@@ -24,9 +24,11 @@ from ulidkeys.errors import (
     require_int,
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
-from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, KeyRun, Located, Plan, Position, scope_of
+
+if TYPE_CHECKING:  # a layout makes its plans with this module (KeyLayout.plan_window)
+    from ulidkeys.planning.layout import KeyLayout
 
 #: Keys per ListObjectsV2 page: S3's own cap. moto would send more if asked, which would hide
 #: pagination bugs, so no plan ever asks for more.
@@ -274,7 +276,7 @@ def _check_calls(count: int, bound: str = "") -> None:
         )
 
 
-def plan_window(
+def plan_listing(
     layout: KeyLayout,
     start_ms: int,
     end_ms: int,
@@ -289,7 +291,9 @@ def plan_window(
     title: str | None = None,
     expected_keys: int | None = None,
 ) -> Plan[ListCall]:
-    """The plan listing exactly the keys of ``layout`` whose id time is in ``[start, end)``.
+    """The plan listing exactly the keys of ``layout`` whose id time is in ``[start, end)``
+    (epoch ms): what ``KeyLayout.plan_window`` makes of its time inputs, and what the engine
+    plans with (newest first and ``limit`` for directory buckets, ``before``, ``title``).
 
     ``after`` (a key the listing returned) or ``cursor`` resumes past that key.
     ``directory_bucket`` plans for S3 Express buckets (unordered, no StartAfter, '/'-ending
@@ -418,7 +422,7 @@ class LayoutListing:
         return call  # a continuation token cannot be narrowed: the executor ends the chain
 
     def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[ListCall]:
-        return plan_window(
+        return plan_listing(
             self.layout,
             start_ms,
             end_ms,

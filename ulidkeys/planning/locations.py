@@ -50,9 +50,10 @@ def check_bucket_name(name: str) -> str:
     """``name`` if S3 could have a bucket of that name, else InvalidValue naming the rule.
 
     S3's reserved prefixes and names formatted as IP addresses are refused; so is a name ending
-    ``--x-s3`` (what :func:`ulidkeys.s3.is_directory_bucket` tells directory buckets by) unless
-    it has a directory bucket's form ``NAME--ZONE-ID--x-s3``, and one ending ``.mrap``. Access
-    point aliases (``-s3alias``, ``--ol-s3``) are taken: S3 lists through them.
+    ``--x-s3`` (what :func:`~ulidkeys.s3.bucket.is_directory_bucket` tells directory buckets
+    by) unless it has a directory bucket's form ``NAME--ZONE-ID--x-s3``, and one ending
+    ``.mrap``. Access point aliases (``-s3alias``, ``--ol-s3``) are taken: S3 lists through
+    them.
     """
     if not require_str(name, "bucket"):
         raise InvalidValue("the bucket name is empty; write s3://BUCKET/PREFIX")

@@ -30,6 +30,8 @@ from ulidkeys.timeinput import TimeInput, format_ms, to_ms
 #: width and sort by time, and two items of one answer never share both, so this orders every
 #: result of every plan - across shards, time partitions and both services.
 Position = tuple[str, str]
+#: Position key of a bare id given as ``after=``: above every key of that id.
+PAST_ALL_KEYS = "\U0010ffff"
 
 #: Verdicts for keys the answer does not contain.
 SKIP = "skip"  # the key does not fit the layout or template (another item type, a child)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ulidkeys.errors import (
     InvalidCursor,
@@ -23,19 +23,14 @@ from ulidkeys.errors import (
     require_count,
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
-from ulidkeys.planning.entity import PAST_ALL_KEYS, Entity
 from ulidkeys.planning.keyschemas import BUCKET, DERIVED, SHARD
-from ulidkeys.planning.plans import (
-    MAX_CALLS,
-    Cursor,
-    Located,
-    Plan,
-    Position,
-    resolve_window,
-)
+from ulidkeys.planning.plans import MAX_CALLS, PAST_ALL_KEYS, Cursor, Located, Plan, Position
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
 from ulidkeys.planning.templates import KeySchema
-from ulidkeys.timeinput import TimeInput, format_ms
+from ulidkeys.timeinput import format_ms
+
+if TYPE_CHECKING:  # an entity makes its plans with this module (Entity.plan_window)
+    from ulidkeys.planning.entity import Entity
 
 
 @dataclass(frozen=True)
@@ -331,34 +326,6 @@ class EntityQuery:
             cursor=cursor,
             fields=dict(self.fields),
         )
-
-
-def plan_window(
-    entity: Entity,
-    since: TimeInput | None = None,
-    until: TimeInput | None = None,
-    *,
-    newest_first: bool = False,
-    limit: int | None = None,
-    index: str | None = None,
-    after: object = None,
-    cursor: str | None = None,
-    fields: Mapping[str, object],
-) -> Plan[QueryCall]:
-    """:func:`plan_query` for time inputs: ``since`` (default: the epoch) to ``until``
-    (default: now); with neither but a ``cursor``, the cursor's window."""
-    start, end = resolve_window(since, until, cursor)
-    return plan_query(
-        entity,
-        start,
-        end,
-        newest_first=newest_first,
-        limit=limit,
-        index=index,
-        after=after,
-        cursor=cursor,
-        fields=fields,
-    )
 
 
 def _check_after_fields(entity: Entity, after: object, values: Mapping[str, str]) -> None:

@@ -26,7 +26,7 @@ from ulidkeys.errors import (
     require_str,
 )
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_window
+from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_listing
 from ulidkeys.planning.periods import PeriodFolder
 from ulidkeys.planning.plans import Plan, Position, Slice, require_slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
@@ -139,16 +139,16 @@ class BucketReads(Generic[ResultsT]):
         cursor: str | None = None,
         max_keys: int = MAX_KEYS,
     ) -> Plan[ListCall]:
-        """The ListObjectsV2 calls that list exactly the window (plain data, printable)."""
-        start, end = resolve_window(since, until, cursor)
-        return plan_window(
-            self.layout,
-            start,
-            end,
+        """The ListObjectsV2 calls that list exactly the window (plain data, printable): the
+        layout's :meth:`~ulidkeys.planning.layout.KeyLayout.plan_window` for this bucket's kind
+        (general-purpose or directory)."""
+        return self.layout.plan_window(
+            since,
+            until,
             after=after,
             cursor=cursor,
-            directory_bucket=self.directory,
             max_keys=max_keys,
+            directory_bucket=self.directory,
         )
 
     def list_window(
@@ -277,7 +277,7 @@ class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):
             )
 
         def plan_for(start: int, end: int, expected: tuple[int, float] | None) -> Plan[ListCall]:
-            return plan_window(
+            return plan_listing(
                 self.layout,
                 start,
                 end,

@@ -14,6 +14,12 @@ partitions and the rows: :func:`register` adds
 Options are checked on the driver when the DataFrame is defined (``load()``), before any task,
 with one call that shows the bucket or table is there; an error names the option (or, for a
 row, the attribute) it is about. Needs ``pip install 'ulidkeys[spark]'`` (pyspark 4.2+ and pyarrow).
+What it offers:
+
+- :func:`register`: the two sources, once per session;
+- :func:`read` and :func:`read_stream`: ``spark.read`` / ``spark.readStream`` of a source with
+  the options checked first, so a mistake raises the library's own error;
+- :func:`window_urls`: a window's object URLs, for Spark's own readers.
 """
 
 from __future__ import annotations
@@ -21,27 +27,11 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 
 from ulidkeys.errors import InvalidType, InvalidValue, describe
-from ulidkeys.spark.cells import infer_schema
-from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBReader, DynamoDBSource
-from ulidkeys.spark.options import LINE_SCHEMA, OBJECT_SCHEMA, SourceOptions, layout_of
-from ulidkeys.spark.s3 import S3_FORMAT, S3Reader, S3Source, S3StreamReader, check_stream
+from ulidkeys.spark.dynamodb import DYNAMODB_FORMAT, DynamoDBSource
+from ulidkeys.spark.options import OBJECT_SCHEMA, SourceOptions, layout_of
+from ulidkeys.spark.s3 import S3_FORMAT, S3Source, check_stream
 
-__all__ = [
-    "DYNAMODB_FORMAT",
-    "LINE_SCHEMA",
-    "OBJECT_SCHEMA",
-    "S3_FORMAT",
-    "DynamoDBReader",
-    "DynamoDBSource",
-    "S3Reader",
-    "S3Source",
-    "S3StreamReader",
-    "infer_schema",
-    "read",
-    "read_stream",
-    "register",
-    "window_urls",
-]
+__all__ = ["read", "read_stream", "register", "window_urls"]
 
 
 def register(spark: SparkSession) -> None:

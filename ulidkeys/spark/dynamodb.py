@@ -25,7 +25,7 @@ from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.plans import MAX_SLICES, Slice
-from ulidkeys.planning.queries import plan_window as query_plan
+from ulidkeys.planning.queries import plan_query
 from ulidkeys.spark.cells import (
     FILLED_TYPES,
     FITS,
@@ -211,7 +211,7 @@ class DynamoDBSource(DataSource):
                 f"{self.id_time!r}: give them two names"
             )
         with given.naming("fields", *[name for name in ("index",) if name in given.given]):
-            plan = query_plan(
+            plan = plan_query(
                 entity,
                 self.start_ms,
                 self.end_ms,

@@ -25,9 +25,10 @@ from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.threads import pages
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.planning.checkpoints import Checkpoint, delivery_key, duration_ms
-from ulidkeys.planning.listings import plan_window as listing_plan
+from ulidkeys.planning.listings import plan_listing
 from ulidkeys.planning.plans import MAX_SLICES, Slice
-from ulidkeys.s3 import Bucket, KeyLayout, is_directory_bucket
+from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3.bucket import is_directory_bucket
 from ulidkeys.spark.options import (
     CLIENT_OPTIONS,
     DEFAULT_PARTITIONS,
@@ -179,7 +180,7 @@ class S3Reader(DataSourceReader):
         self, listing: _Listing, start_ms: int, end_ms: int, partitions: int, lines: bool
     ) -> None:
         self.listing, self.lines = listing, lines
-        plan = listing_plan(listing.layout, start_ms, end_ms)
+        plan = plan_listing(listing.layout, start_ms, end_ms)
         self.slices = plan.slices(partitions) if end_ms > start_ms else []
 
     def partitions(self) -> list[Piece]:
@@ -219,7 +220,7 @@ class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     ) -> None:
         self.listing, self.since_ms = listing, since_ms
         self.settle_ms, self.overlap_ms, self.count = settle_ms, overlap_ms, partitions
-        self.scope = listing_plan(listing.layout, 0, 1).scope
+        self.scope = plan_listing(listing.layout, 0, 1).scope
         self.ms_of = listing.layout.scheme.timestamp_ms
         self.length = listing.layout.scheme.length
         self.target_ms: int | None = None  # Trigger.AvailableNow: nothing due after this
@@ -248,7 +249,7 @@ class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return start  # nothing is due yet
         floor = max(begin.floor_ms, end_ms - self.overlap_ms)
         kept = {key for key in begin.delivered if self._ms(key) >= floor}
-        tail = listing_plan(self.listing.layout, floor, end_ms).slices(1)[0]
+        tail = plan_listing(self.listing.layout, floor, end_ms).slices(1)[0]
         kept.update(key for key, _obj in self.listing.objects(tail))
         end = Checkpoint(self.scope, end_ms, floor, frozenset(kept), begin.sequence + 1)
         return json.loads(end.to_json())  # type: ignore[no-any-return]
@@ -257,7 +258,7 @@ class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         begin, finish = self._checkpoint(start), self._checkpoint(end)
         if finish.watermark_ms <= begin.watermark_ms:
             return []
-        plan = listing_plan(self.listing.layout, begin.floor_ms, finish.watermark_ms)
+        plan = plan_listing(self.listing.layout, begin.floor_ms, finish.watermark_ms)
         texts = json.dumps(start), json.dumps(end)
         return [Piece(piece.to_json(), *texts) for piece in plan.slices(self.count)]
 

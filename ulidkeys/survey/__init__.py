@@ -6,17 +6,10 @@ Every figure is exact, a range that holds the truth at its stated confidence, or
 :class:`~ulidkeys.survey.counts.Count`). One module per service (:mod:`ulidkeys.survey.s3`,
 :mod:`ulidkeys.survey.dynamodb`), what they share in :mod:`ulidkeys.survey.common`, the listing
 hints in :mod:`ulidkeys.survey.hints`.
+
+This package exports nothing: users call the adapters' ``survey`` (``ulidkeys.s3.survey``,
+``ulidkeys.dynamodb.survey``), whose answers are ``ulidkeys.s3.Survey`` and
+``ulidkeys.dynamodb.PartitionSurvey``.
 """
 
-from ulidkeys.survey.common import DEFAULT_MAX_CALLS, MIN_CALLS
-from ulidkeys.survey.dynamodb import PartitionSurvey, partition_survey_program
-from ulidkeys.survey.s3 import Survey, survey_program
-
-__all__ = [
-    "DEFAULT_MAX_CALLS",
-    "MIN_CALLS",
-    "PartitionSurvey",
-    "Survey",
-    "partition_survey_program",
-    "survey_program",
-]
+__all__: list[str] = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.listings import MAX_KEYS, plan_window
+from ulidkeys.planning.listings import MAX_KEYS, plan_listing
 from ulidkeys.planning.periods import DAY_MS, HOUR_MS
 from ulidkeys.survey.shapes import key_time
 
@@ -170,7 +170,7 @@ def _run_plan(
     """``(calls, keys read)`` of the window's plan on ``keys`` (sorted as S3 lists them)."""
     encoded = [key.encode() for key in keys]  # S3 orders keys by their UTF-8 bytes
     calls = read = 0
-    for call in plan_window(layout, max(0, start_ms), max(1, end_ms)).calls:
+    for call in plan_listing(layout, max(0, start_ms), max(1, end_ms)).calls:
         prefix = call.prefix.encode()
         after = (call.start_after or "").encode()
         stop = None if call.stop_at is None else call.stop_at.encode()

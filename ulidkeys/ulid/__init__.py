@@ -1,11 +1,14 @@
 """ULIDs: the immutable ``ULID`` value, and fast generation (plain, batch, monotonic).
 
 Imports the standard library only. This module holds the value and the generators that return
-it (``ULIDGenerator``, ``Monotonic``, the process-wide :data:`default_generator` that ``ULID()``
-draws from); the text they make, the monotonic state, python-ulid's policies, the buffer of
-random bits from ``os.urandom`` (the OS CSPRNG) and their reset in a forked child are
-:mod:`ulidkeys.ulid.generation`'s, :mod:`~ulidkeys.ulid.policies`'s and
-:mod:`~ulidkeys.ulid.randomness`'s.
+it (``ULIDGenerator``, ``Monotonic``); the text they make, the monotonic state, python-ulid's
+policies, the buffer of random bits from ``os.urandom`` (the OS CSPRNG) and their reset in a
+forked child are :mod:`ulidkeys.ulid.generation`'s, :mod:`~ulidkeys.ulid.policies`'s and
+:mod:`~ulidkeys.ulid.randomness`'s. Users import all of it from ``ulidkeys`` (``ULID``,
+``new``, ``batch``, ...); what this module offers of its own is python-ulid's module global:
+
+- :data:`default_generator`: the process-wide generator ``ULID()`` draws from (python-ulid's
+  ``ulid.default_generator``; set it here, in the module that defines ``ULID``).
 """
 
 from __future__ import annotations
@@ -27,11 +30,8 @@ from ulidkeys.timeinput import (
     to_ms,
 )
 from ulidkeys.ulid.forms import (
-    MAX_ULID,
-    MIN_ULID,
     canonical,
     id_text,
-    parse_str,
     pydantic_schema,
     text_of_bytes,
     text_of_hex,
@@ -40,51 +40,23 @@ from ulidkeys.ulid.forms import (
     uuid7_int,
 )
 from ulidkeys.ulid.generation import (
-    MAX_BATCH,
     TextGenerator,
-    batch,
     check_count,
     clock_ms,
     timestamp_ms,
 )
 from ulidkeys.ulid.policies import (
-    BaseMonotonicPolicy,
-    LaxMonotonicPolicy,
     MonotonicityPolicy,
-    PureRandomPolicy,
     StrictMonotonicPolicy,
-    monotonic,
     process_state,
 )
 from ulidkeys.ulid.randomness import (
-    MAX_RANDOMNESS,
-    MIN_RANDOMNESS,
     RandomnessSource,
     new,
     next_tail,
 )
 
-__all__ = [
-    "MAX_BATCH",
-    "MAX_RANDOMNESS",
-    "MAX_ULID",
-    "MIN_RANDOMNESS",
-    "MIN_ULID",
-    "ULID",
-    "BaseMonotonicPolicy",
-    "LaxMonotonicPolicy",
-    "Monotonic",
-    "MonotonicityPolicy",
-    "PureRandomPolicy",
-    "RandomnessSource",
-    "StrictMonotonicPolicy",
-    "ULIDGenerator",
-    "batch",
-    "default_generator",
-    "monotonic",
-    "new",
-    "parse_str",
-]
+__all__ = ["default_generator"]
 
 
 # --- the value type -----------------------------------------------------------------------
