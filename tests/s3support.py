@@ -6,10 +6,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import boto3
 from hypothesis import strategies as st
+from moto import mock_aws
+from periodsupport import layout_periods_or_none
 
 from ulidkeys import base32
 from ulidkeys.s3 import KeyLayout
@@ -22,7 +26,7 @@ layouts = st.builds(
     KeyLayout,
     prefix=st.sampled_from(["", "uploads/", "tenant/acme/", "img-", "é/ü"]),
     shards=st.sampled_from([None, None, 1, 3, 16]),
-    period=st.sampled_from([None, "day", "hour"]),
+    period=layout_periods_or_none,
     suffix=st.sampled_from(["", "", ".jpg", "/meta.json"]),
 )
 
@@ -53,6 +57,18 @@ def new_bucket(client: Any) -> str:
     name = f"bucket-{next(_bucket_numbers)}"
     client.create_bucket(Bucket=name)
     return name
+
+
+@contextmanager
+def moto_client() -> Iterator[Any]:
+    """An S3 client of an in-process moto (fake credentials, us-east-1)."""
+    with mock_aws():
+        yield boto3.client(
+            "s3",
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
 
 
 def fill_bucket(

@@ -27,6 +27,7 @@ from moto import mock_aws
 
 from ulidkeys.dynamodb import Entity
 from ulidkeys.ids.registry import REGISTRATIONS, names
+from ulidkeys.planning.periods import PERIOD_NAMES, PERIODS
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import now_ms, to_ms
 from ulidkeys.ulid import ULID
@@ -202,9 +203,9 @@ def test_readme_async_example_runs_against_moto_server(
     assert printed[5:] == [recent, recent]  # the newest object; the one new in the last hour
 
 
-def _scheme_table_hook() -> ModuleType:
+def _hook(name: str = "scheme_table") -> ModuleType:
     spec = importlib.util.spec_from_file_location(
-        "scheme_table_hook", ROOT / "docs" / "hooks" / "scheme_table.py"
+        f"{name}_hook", ROOT / "docs" / "hooks" / f"{name}.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -212,11 +213,29 @@ def _scheme_table_hook() -> ModuleType:
     return module
 
 
+def test_the_period_table_is_generated_from_the_registry() -> None:
+    # one row per defined period, in the registry's order, its examples the period's own label
+    # and folder; the page that shows it holds the marker, not a hand-written table
+    hook = _hook("period_table")
+    rows = hook.render_table().splitlines()[2:]
+    assert len(rows) == len(PERIODS)
+    for row, period in zip(rows, PERIODS, strict=True):
+        assert row.startswith(f"| `{period.size}` | `{period.form}`: ")
+        assert f"`{period.label(hook.EXAMPLE_MS)}`" in row
+        assert f"`{period.folder(hook.EXAMPLE_MS)}`" in row
+        assert ("| yes |" in row) == period.for_layouts
+    markdown = (ROOT / "docs" / "s3.md").read_text()
+    assert hook.TABLE_MARK in markdown
+    rendered = hook.on_page_markdown(markdown, None, None, None)
+    assert all(f"| `{name}` |" in rendered for name in PERIOD_NAMES)
+    assert "docs/hooks/period_table.py" in (ROOT / "mkdocs.yml").read_text()
+
+
 def test_scheme_tables_are_generated_from_the_registry() -> None:
     # The scheme tables are the hook's rendering of the registry (a new scheme module is a new
     # row with no edit to the docs): one row per registration, in its order, each example an
     # id of its scheme; the pages that show one hold the marker, not a hand-written table.
-    hook = _scheme_table_hook()
+    hook = _hook()
     rows = hook.render_table().splitlines()[2:]
     assert len(rows) == len(REGISTRATIONS)
     for row, entry in zip(rows, REGISTRATIONS, strict=True):

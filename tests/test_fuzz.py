@@ -21,7 +21,7 @@ from ulidkeys.dynamodb import Entity, Index, key_before
 from ulidkeys.errors import UlidkeysError, describe
 from ulidkeys.ids.registry import SCHEMES
 from ulidkeys.planning.locations import check_bucket_name, check_prefix, split_s3_url
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import Cursor
 from ulidkeys.planning.prefixcover import cover, prefix_block
 from ulidkeys.planning.sortkeys import key_after

@@ -14,8 +14,9 @@ from moto import mock_aws
 
 from ulidkeys.cli import main
 from ulidkeys.ids import UUID7
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import KeyLayout
-from ulidkeys.survey.hints import MAX_CALLS, look
+from ulidkeys.survey.hints import MAX_CALLS, Lister, look
 from ulidkeys.ulid import ULID
 
 START = 1_715_936_400_000  # 2024-05-17T09:00:00Z
@@ -68,8 +69,8 @@ def test_a_listing_that_fits_gives_no_hint(s3: Any, capsys: pytest.CaptureFixtur
     assert len(out.splitlines()) == 60 and "hint" not in err
 
 
-def test_the_look_is_bounded(s3: Any) -> None:
-    calls = []
+def lister_of(s3: Any, calls: list[str]) -> Lister:
+    """One ListObjectsV2 call of bucket ``photos`` a look asks for, its prefix noted."""
 
     def lister(prefix: str, delimiter: str | None, max_keys: int) -> tuple[list[str], list[str]]:
         calls.append(prefix)
@@ -81,6 +82,34 @@ def test_the_look_is_bounded(s3: Any) -> None:
             o["Key"] for o in page.get("Contents", [])
         ]
 
-    found = look("uploads/", lister)
+    return lister
+
+
+def test_the_look_is_bounded(s3: Any) -> None:
+    calls: list[str] = []
+    found = look("uploads/", lister_of(s3, calls))
     assert found is not None and (found.shards, found.period, found.scheme) == (4, "day", "ulid")
     assert len(calls) == found.calls <= MAX_CALLS
+
+
+@pytest.mark.parametrize("period", LAYOUT_PERIOD_NAMES)
+def test_every_period_s_folders_are_read_level_by_level(
+    aws_credentials: None, period: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the periods layouts offer, drawn from the registry: the look walks a period's folder
+    # levels from the top (dt= then hr=, or wk=, or dt=YYYY-MM/) and names it
+    layout = KeyLayout("logs/", shards=3, period=period, suffix=".json")
+    other = next(name for name in LAYOUT_PERIOD_NAMES if name != period)
+    with mock_aws():
+        client = boto3.client("s3")
+        client.create_bucket(Bucket="photos")
+        for i in range(30):  # over 30 days: several folders of each period
+            key = layout.key_for(ULID.new(at=START - i * 86_400_000))
+            client.put_object(Bucket="photos", Key=key, Body=b"")
+        calls: list[str] = []
+        found = look("logs/", lister_of(client, calls))
+        assert found is not None and (found.shards, found.period) == (3, period)
+        assert len(calls) == found.calls <= MAX_CALLS and found.suffix == ".json"
+        argv = ["ls", "s3://photos/logs/", "--shards", "3", "--period", other, *WINDOW]
+        assert main([*argv, "-o", "jsonl"]) == 0
+        assert f"try --period {period}" in capsys.readouterr().err

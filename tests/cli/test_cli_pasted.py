@@ -24,6 +24,7 @@ from ulidkeys.cli import main
 from ulidkeys.cli.output import json_text
 from ulidkeys.dynamodb import Entity
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.ulid import ULID
 
@@ -135,6 +136,21 @@ def test_the_layout_named_reads_the_key_it_was_found_in(
     key = layout.key_for(ID)
     found = json.loads(ok(capsys, ["inspect", "--json", f"s3://photos/{key}"]))
     assert found["found_in"]["layout"]["layout"] == python_of_layout(layout)
+    assert layout.split(key)[:2] == (ID, ".jpg")
+
+
+@pytest.mark.parametrize("period", LAYOUT_PERIOD_NAMES)
+def test_a_pasted_key_of_every_period_names_its_layout(
+    period: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the periods layouts offer, drawn from the registry: the folder before the id is read as
+    # the period whose folder it is (wk=2024-W20/, dt=2024-05/, dt=2024-05-17/hr=09/, ...)
+    layout = KeyLayout("uploads/", period=period, suffix=".jpg")
+    key = layout.key_for(ID)
+    found = json.loads(ok(capsys, ["inspect", "--json", f"s3://photos/{key}"]))
+    assert found["found_in"]["layout"]["layout"] == python_of_layout(layout)
+    command = f"ulidkeys ls s3://photos/uploads/ --period {period} --suffix .jpg"
+    assert found["found_in"]["layout"]["command"] == command
     assert layout.split(key)[:2] == (ID, ".jpg")
 
 

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from periodsupport import periods
 
 import ulidkeys
 from ulidkeys.dynamodb import Entity, Index, Table, key_before, key_condition
@@ -25,7 +26,7 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.entity import PAST_ALL_KEYS
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS, PERIOD_NAMES, Period
 from ulidkeys.planning.queries import plan_query
 from ulidkeys.planning.sortkeys import key_after, largest_fill, utf8_len
 from ulidkeys.planning.templates import KeyTemplate
@@ -119,7 +120,7 @@ def test_int_fields_and_custom_names_and_separator() -> None:
         ("Org#{org}#{bucket}", "Post#{id}", {}, "go together"),
         ("Org#{org}", "Post#{id}", {"shards": 4}, "go together"),
         ("Org#{org}", "Post#{key}", {}, "id field"),
-        ("Org#{org}#{bucket}", "Post#{id}", {"bucket": "week"}, "partition size"),
+        ("Org#{org}#{bucket}", "Post#{id}", {"bucket": "fortnight"}, "is not a period; use one"),
         ("", "Post#{id}", {}, "non-empty"),
         ("Org#{org}", "Post#{id}", {"numeric_sk": True}, "numeric_sk"),  # not sk="{id}"
         ("Org#{org}", "{id}", {"numeric_sk": True}, "numeric id scheme"),  # ULIDs are not
@@ -257,12 +258,12 @@ def test_key_before_a_window_end_and_its_limits() -> None:
 
 
 @given(
-    size=st.sampled_from(["hour", "day", "month", "year"]),
+    size=periods,
     start=st.integers(0, 2**41),
     width=st.integers(0, 400 * 86_400_000),
 )
 def test_bucket_spans_partition_the_window(size: str, start: int, width: int) -> None:
-    period = Period(size)  # type: ignore[arg-type]
+    period = Period(size)
     spans = list(period.spans(start, start + width))
     if width == 0:
         assert spans == []
@@ -283,11 +284,11 @@ def test_bucket_labels() -> None:
     assert Period("month").next(Period("month").floor(moment)) == to_ms("2025-01-01T00:00:00Z")
 
 
-@pytest.mark.parametrize("size", ["hour", "day", "month", "year"])
+@pytest.mark.parametrize("size", PERIOD_NAMES)
 def test_buckets_end_with_the_last_four_digit_year(size: str) -> None:
     """Buckets (like S3 partition folders) end at 10000-01-01: the last one is labelled with
     year 9999, a window past it is clipped, and a later time has no bucket."""
-    period = Period(size)  # type: ignore[arg-type]
+    period = Period(size)
     last = PARTITION_LIMIT_MS - 1
     assert period.label(last).startswith("9999") and period.next(last) == PARTITION_LIMIT_MS
     spans = list(period.spans(last, 2**48))

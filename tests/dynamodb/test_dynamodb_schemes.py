@@ -32,7 +32,7 @@ from ulidkeys.ids import (
     IdScheme,
 )
 from ulidkeys.ids.discord import DISCORD_SNOWFLAKE
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS
 from ulidkeys.planning.queries import plan_query
 from ulidkeys.timeinput import to_ms
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from periodsupport import layout_periods_or_none
 
 from ulidkeys.engine.chains import ChainState, Page, Stats
 from ulidkeys.errors import UnorderedListing
@@ -57,7 +58,7 @@ class KeyByKey(ChainState[Any]):
 @settings(max_examples=80, deadline=None)
 @given(
     shards=st.sampled_from([None, 4]),
-    period=st.sampled_from([None, "hour"]),
+    period=layout_periods_or_none,
     suffix=st.sampled_from(["", ".jpg"]),
     seed=st.integers(0, 2**32),
     resumed=st.booleans(),

@@ -86,11 +86,12 @@ def test_found_here_then_above_then_in_the_user_directory(here: Path, tmp_path: 
         ("[layouts.p]\nshards = 4\n", "[layouts.p] needs location"),
         ("[layouts.p]\nlocation = 'photos/u/'\n", "[layouts.p]: 'photos/u/' is not an S3"),
         ("[layouts.p]\nlocation = 's3://photos/uploads'\n", "ends in a letter or digit"),
-        ("[layouts.p]\nlocation = 's3://photos/u/'\nperiod = 'week'\n", "[layouts.p]: period"),
+        ("[layouts.p]\nlocation = 's3://photos/u/'\nperiod = 'fortnight'\n", "[layouts.p]: period"),
+        ("[layouts.p]\nlocation = 's3://photos/u/'\nperiod = 'year'\n", "S3 layouts do not offer"),
         ("[layouts.p]\nlocation = 's3://photos/u/'\nscheme = 'uuid4'\n", "[layouts.p]: "),
         ("[layouts.p]\nlocation = 's3://photos/u/'\nscheme = 'nope'\n", "not a known id scheme"),
         ("[entities.e]\ntable = 'app'\npk = 'Org#{org}'\n", "[entities.e] needs sk"),
-        ("[entities.e]\ntable='a'\npk='O#{org}'\nsk='P#{id}'\nbucket='week'\n", "[entities.e]:"),
+        ("[entities.e]\ntable='a'\npk='O#{org}'\nsk='P#{id}'\nbucket='weekly'\n", "[entities.e]:"),
         ("[tables.x]\n", "unknown table [tables]"),
         ("layouts = 3\n", "layouts = 3 must be tables: [layouts.NAME]"),
         ("[layouts.p\n", "not valid TOML"),
@@ -276,7 +277,7 @@ PYPROJECT = [
     ("[tool.ulidkeys.layouts.p]\nshards = 4\n", "[tool.ulidkeys.layouts.p] needs location"),
     ("[tool.ulidkeys.layouts]\np = 3\n", "tool.ulidkeys.layouts.p = 3 must be a table"),
     (
-        "[tool.ulidkeys.layouts.p]\nlocation = 's3://photos/u/'\nperiod = 'week'\n",
+        "[tool.ulidkeys.layouts.p]\nlocation = 's3://photos/u/'\nperiod = 'fortnight'\n",
         "[tool.ulidkeys.layouts.p]: period",
     ),
     (

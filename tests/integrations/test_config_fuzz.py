@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from periodsupport import layout_periods, periods
 
 from ulidkeys import config
 from ulidkeys.cli import main
@@ -135,7 +136,7 @@ declared = st.dictionaries(names, st.one_of(settings_tables, anything), max_size
 GOOD: dict[str, st.SearchStrategy[Any]] = {
     "location": st.sampled_from(["s3://photos/uploads/", "s3://photos/", "s3://my.bucket/a/b/"]),
     "shards": st.integers(min_value=0, max_value=8),
-    "period": st.sampled_from(["hour", "day"]),
+    "period": layout_periods,
     "suffix": st.sampled_from(["", ".jpg", ".tar.gz"]),
     "scheme": st.sampled_from(["ulid", "uuid7", "ksuid", "ticket", "uuid4", "typeid:user"]),
     "newest_first": st.booleans(),
@@ -146,7 +147,7 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
     "sk": st.sampled_from(["Post#{id}", "{id}", "Post#{kind}#{id}"]),
     "pk_attr": st.sampled_from(["PK", "GSI1PK", "pk"]),
     "sk_attr": st.sampled_from(["SK", "GSI1SK", "sk"]),
-    "bucket": st.sampled_from(["day", "hour", "month", "year"]),
+    "bucket": periods,
     "separator": st.sampled_from(["#", "|"]),
     "id_field": st.sampled_from(["id", "post_id"]),
     "newest_first_keys": st.booleans(),

@@ -15,7 +15,7 @@ from ulidkeys.dynamodb import Entity, Index
 from ulidkeys.errors import InvalidSlice, InvalidType, InvalidValue
 from ulidkeys.ids import KSUID, TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.listings import plan_folders, plan_listing
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import Plan
 from ulidkeys.planning.queries import plan_query
 from ulidkeys.s3 import KeyLayout

@@ -10,6 +10,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
+from periodsupport import layout_periods_or_none
 
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.layout import KeyLayout
@@ -20,7 +21,7 @@ LAYOUTS = {
     "scheme": st.sampled_from(SORTABLE),
     "prefix": st.sampled_from(["", "up/", "a/b/"]),
     "shards": st.sampled_from([None, 2, 4, 16]),
-    "period": st.sampled_from([None, "day", "hour"]),
+    "period": layout_periods_or_none,
     "suffix": st.sampled_from(["", ".jpg"]),
     "newest_first": st.booleans(),
     "seed": st.integers(0, 2**32),

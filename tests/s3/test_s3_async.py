@@ -22,6 +22,7 @@ from aiobotocore.session import get_session
 from aiosupport import CREDENTIALS, MODES, RequestCounter, Shell, shells
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from periodsupport import layout_periods_or_none
 from s3support import T0, brute_force, fill_bucket, keys_of, layouts, ulid_at
 
 from ulidkeys.aio import AsyncBucket
@@ -139,7 +140,7 @@ def test_latest_with_a_suffix_on_both_shells(
         KeyLayout,
         prefix=st.sampled_from(["", "c/"]),
         shards=st.sampled_from([2, 5, 16]),
-        period=st.sampled_from([None, "day", "hour"]),
+        period=layout_periods_or_none,
     ),
     seed=st.integers(0, 2**32),
     n=st.integers(0, 600),

@@ -15,8 +15,8 @@ from s3support import T0, FakeDirectoryBucket, brute_force, keys_of, layouts, ul
 
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, UnorderedListing, UploadConflict
 from ulidkeys.planning.listings import plan_listing
-from ulidkeys.planning.partitions import DAY_MS as DAY
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.periods import DAY_MS as DAY
+from ulidkeys.planning.periods import Period
 from ulidkeys.s3 import Bucket, KeyLayout
 
 BUCKET = "uploads--use1-az4--x-s3"

@@ -21,7 +21,7 @@ from aiobotocore.session import get_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
-from s3support import T0, brute_force, fill_bucket, keys_of, ulid_at
+from s3support import T0, brute_force, fill_bucket, keys_of, moto_client, ulid_at
 
 from ulidkeys.aio import AsyncBucket
 from ulidkeys.emit.manifests import parse_manifest, write_manifest
@@ -36,13 +36,7 @@ NAME = "hostile"
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[Any]:
-    with mock_aws():
-        client = boto3.client(
-            "s3",
-            region_name="us-east-1",
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
+    with moto_client() as client:
         client.create_bucket(Bucket=NAME)
         yield client
 

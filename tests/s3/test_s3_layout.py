@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from periodsupport import oracle_folder
 from s3support import T0, layouts, ulid_at
 
 from ulidkeys import ULID, base32
@@ -17,7 +16,7 @@ from ulidkeys.errors import (
     InvalidValue,
     KeyMismatch,
 )
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS, Period
 from ulidkeys.s3 import KeyLayout, KeyParts
 
 times = st.integers(0, PARTITION_LIMIT_MS - 1)
@@ -40,15 +39,13 @@ def test_key_for_parses_back(layout: KeyLayout, ms: int, rand: int, ext: str | N
         assert key[len(layout.prefix) :].startswith(f"{parts.shard:02d}/")
     else:
         assert parts.shard is None
-    day = datetime.fromtimestamp(ms / 1000, timezone.utc)
     if layout.period is None:
         assert parts.period is None
     else:
-        expected = f"dt={day:%Y-%m-%d}/" + (f"hr={day:%H}/" if layout.period == "hour" else "")
+        expected = oracle_folder(layout.period, ms)
         assert parts.period == expected
-        assert Period(layout.period).parse_folder(expected) == ms - ms % (
-            86_400_000 if layout.period == "day" else 3_600_000
-        )
+        period = Period(layout.period)
+        assert period.parse_folder(expected) == period.floor(ms) <= ms < period.next(ms)
     assert layout.fits(key)
 
 
@@ -92,7 +89,9 @@ def test_shard_folder_width_and_new_key() -> None:
         ({"shards": -1}, InvalidLayout, "out of range"),
         ({"shards": 0}, InvalidLayout, "out of range.*shards=None means no shard folder"),
         ({"shards": 1001}, InvalidLayout, "out of range"),
-        ({"period": "week"}, InvalidLayout, "'day' or 'hour'"),
+        ({"period": "fortnight"}, InvalidLayout, "must be None or one of 'hour', 'day', 'week'"),
+        ({"period": "year"}, InvalidLayout, "DynamoDB bucket size that S3 layouts do not offer"),
+        ({"period": 1}, InvalidLayout, "period=1 must be None or one of"),
     ],
 )
 def test_bad_layouts_raise(kwargs: dict[str, object], error: type[Exception], words: str) -> None:

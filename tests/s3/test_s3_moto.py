@@ -13,12 +13,11 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
-from moto import mock_aws
+from periodsupport import layout_periods
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -28,6 +27,7 @@ from s3support import (
     fill_bucket,
     keys_of,
     layouts,
+    moto_client,
     new_bucket,
     ulid_at,
 )
@@ -39,6 +39,7 @@ from ulidkeys.ids import (
     IdScheme,
 )
 from ulidkeys.planning.listings import plan_listing
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.timeinput import MAX_MS
 
@@ -48,13 +49,7 @@ DAY = 86_400_000
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[Recorder]:
-    with mock_aws():
-        client = boto3.client(
-            "s3",
-            region_name="us-east-1",
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
+    with moto_client() as client:
         yield Recorder(client)
 
 
@@ -313,7 +308,7 @@ def test_racing_writers_one_wins_nothing_lost(
         KeyLayout,
         prefix=st.sampled_from(["", "c/"]),
         shards=st.sampled_from([2, 5, 16]),
-        period=st.sampled_from(["day", "hour"]),
+        period=layout_periods,
         suffix=st.sampled_from(["", ".json"]),
     ),
     seed=st.integers(0, 2**32),
@@ -367,10 +362,15 @@ def test_cursors_resume_listings_and_latest_exactly(
 
 # --- every id scheme as keys ------------------------------------------------------------------
 
-SCHEME_LAYOUTS = [
+#: No period, then every period layouts offer (drawn from the registry: a new period joins).
+SCHEME_LAYOUTS: list[dict[str, Any]] = [
     {"prefix": "ids/"},
-    {"prefix": "ids/", "shards": 3, "period": "day", "suffix": ".bin"},
-    {"shards": 4, "period": "hour", "suffix": "/meta.json"},
+    *(
+        {"shards": 4, "period": name, "suffix": "/meta.json"}
+        if n % 2
+        else {"prefix": "ids/", "shards": 3, "period": name, "suffix": ".bin"}
+        for n, name in enumerate(LAYOUT_PERIOD_NAMES)
+    ),
 ]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from periodsupport import layout_periods
 from s3support import T0, FakeS3, brute_force, keys_of, layouts, order, ulid_at
 
 from ulidkeys import TimeWindow
@@ -22,7 +23,7 @@ from ulidkeys.errors import (
     UnexpectedResponse,
 )
 from ulidkeys.planning.listings import MAX_KEYS, layout_scope, plan_listing
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS
 from ulidkeys.planning.plans import Cursor
 from ulidkeys.s3 import Bucket, KeyLayout
 
@@ -34,7 +35,7 @@ sharded_period_layouts = st.builds(
     KeyLayout,
     prefix=st.sampled_from(["", "up/"]),
     shards=st.sampled_from([1, 3, 16]),
-    period=st.sampled_from(["day", "hour"]),
+    period=layout_periods,
     suffix=st.sampled_from(["", ".jpg"]),
 )
 

@@ -10,11 +10,9 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import boto3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from moto import mock_aws
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -23,6 +21,7 @@ from s3support import (
     fill_bucket,
     keys_of,
     layouts,
+    moto_client,
     new_bucket,
     ulid_at,
 )
@@ -181,13 +180,8 @@ def test_narrow_windows_give_empty_slices_not_fewer() -> None:
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[Any]:
-    with mock_aws():
-        yield boto3.client(
-            "s3",
-            region_name="us-east-1",
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
+    with moto_client() as client:
+        yield client
 
 
 MOTO_LAYOUT = KeyLayout("photos/", shards=4, period="hour", suffix=".jpg")

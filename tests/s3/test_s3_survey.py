@@ -24,6 +24,7 @@ from ulidkeys.cli import main
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import generator_for, scheme_named
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import KeyLayout, survey
 
 if sys.version_info >= (3, 11):
@@ -74,10 +75,16 @@ LAYOUTS = [
     KeyLayout("up/", shards=4, period="day", suffix=".jpg"),
     KeyLayout("logs/", shards=16, period="hour"),
     KeyLayout("feed/", newest_first=True, suffix=".json"),
+    # every period layouts offer (drawn from the registry: a new period joins)
+    *(
+        KeyLayout(f"{name}ly/", shards=2, period=name, suffix=".png")
+        for name in LAYOUT_PERIOD_NAMES
+    ),
 ]
+LAYOUT_IDS = ["flat", "4-day", "16-hour", "newest-first", *LAYOUT_PERIOD_NAMES]
 
 
-@pytest.mark.parametrize("layout", LAYOUTS, ids=["flat", "4-day", "16-hour", "newest-first"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=LAYOUT_IDS)
 def test_a_small_prefix_is_read_whole_and_exact(s3: Any, layout: KeyLayout) -> None:
     bucket = new_bucket(s3)
     keys = keys_of(layout, 600, 3, seed=1)
@@ -105,6 +112,20 @@ def test_every_sortable_scheme_is_recognised(s3: Any, scheme: IdScheme) -> None:
         found.layout.scheme == scheme
     )
     assert (found.layout.shards, found.layout.period, found.layout.suffix) == (2, "day", ".txt")
+
+
+def test_period_folders_no_layout_writes_are_named(s3: Any) -> None:
+    # year folders (a period DynamoDB buckets take, S3 layouts do not) spelled as a layout
+    # would: periods, not shards, with the folders layouts do write named
+    bucket = new_bucket(s3)
+    flat = KeyLayout("up/")
+    parts = [flat.parse(key) for key in keys_of(flat, 300, 3, 5)]
+    keys = [f"yearly/dt={part.ulid.datetime:%Y}/{part.id}" for part in parts]
+    fill_bucket(bucket, keys)
+    found = survey(s3, bucket, "yearly/")
+    assert found.layout is None and found.shape is not None
+    assert found.shape.other_period == "dt=2024/" and found.shape.shards is None
+    assert any("wk=YYYY-Www/" in note and "dt=YYYY-MM/" in note for note in found.notes)
 
 
 def test_mixed_suffixes_have_their_shares(s3: Any) -> None:

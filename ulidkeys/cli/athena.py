@@ -20,6 +20,7 @@ from ulidkeys.emit.athena import partition_projection, window_predicate
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.locations import check_prefix, split_s3_url
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import (
@@ -40,15 +41,22 @@ def register(command: Command) -> None:
     )
     athena.add_argument(
         "--period",
-        choices=["day", "hour"],
+        choices=LAYOUT_PERIOD_NAMES,
         default=None,
         help="period folders (required unless the named layout has them)",
     )
     athena.add_argument(
         "--shards", type=count_arg, default=None, help="shard folders in the layout (default 0)"
     )
-    athena.add_argument("--first-day", required=True, help="first day to project (ISO-8601)")
-    athena.add_argument("--last-day", default=None, help="last day to project (default: NOW)")
+    athena.add_argument(
+        "--first-day", required=True, help="first day to project (ISO-8601; its period's folder)"
+    )
+    athena.add_argument(
+        "--last-day",
+        default=None,
+        help="last day to project (default: NOW; required for week folders, which Athena "
+        "projects as a list of weeks)",
+    )
     athena.add_argument("--table", default="objects", help="table name (default: objects)")
     athena.add_argument("--since", help="also print the WHERE condition of this window")
     athena.add_argument("--until", default=None, help="end of that window (default: now)")
@@ -70,8 +78,9 @@ def _athena_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     period = given(args.period, settings.get("period"), None)
     if period is None:
         raise InvalidValue(
-            f"athena projects period folders: {args.location} has none; give --period day or "
-            "--period hour (or set period in the config's layout)"
+            f"athena projects period folders: {args.location} has none; give "
+            f"{' or '.join(f'--period {name}' for name in LAYOUT_PERIOD_NAMES)} (or set period "
+            "in the config's layout)"
         )
     layout = KeyLayout(
         prefix=prefix,

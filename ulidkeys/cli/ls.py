@@ -46,6 +46,7 @@ from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.locations import check_prefix, split_s3_url
+from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.planning.plans import Plan, fixed_window
 from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.s3.bucket import is_directory_bucket
@@ -73,7 +74,9 @@ def register(command: Command) -> None:
     ls.add_argument(
         "--shards", type=count_arg, default=None, help="shard folders in the layout (default 0)"
     )
-    ls.add_argument("--period", choices=["day", "hour"], default=None, help="period folders")
+    ls.add_argument(
+        "--period", choices=LAYOUT_PERIOD_NAMES, default=None, help="period folders (UTC)"
+    )
     ls.add_argument(
         "--suffix",
         default=None,

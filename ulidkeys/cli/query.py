@@ -39,6 +39,7 @@ from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.emit.awscli import dynamodb_commands
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
+from ulidkeys.planning.periods import PERIOD_NAMES
 from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -81,7 +82,7 @@ def register(command: Command) -> None:
     query.add_argument("--sk-attr", default=None, help="sort key attribute (default SK)")
     query.add_argument(
         "--bucket",
-        choices=["hour", "day", "month", "year"],
+        choices=PERIOD_NAMES,
         default=None,
         help="time buckets in the partition key, the {bucket} of --pk",
     )

@@ -4,20 +4,29 @@ layout with the ``WHERE`` clause that prunes a window to the folders that can ho
 Names are checked and backticked, string literals written in the dialect of the statement they
 go in (Hive for DDL, Trino for queries): the two disagree on quotes - Hive reads ``\\'`` inside a
 literal and concatenates adjacent literals (so ``'a''b'`` is ``ab``), Trino doubles the quote
-(``'a''b'`` is ``a'b``). A layout's shard and ``dt=``/``hr=`` folders become projected partition
-columns (``shard``, ``dt``, ``hr``), so Athena computes partition locations instead of asking
-the Glue catalog.
+(``'a''b'`` is ``a'b``). A layout's shard folders and each level of its period folders become
+projected partition columns (``shard``, then ``dt`` and ``hr``, or ``wk``: the keys the period
+registry gives its levels, projected as it says), so Athena computes partition locations
+instead of asking the Glue catalog.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ulidkeys.errors import InvalidLayout, InvalidTime, InvalidValue, describe, require_str
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.partitions import DAY_MS, HOUR_MS, Period
+from ulidkeys.planning.periods import (
+    LAYOUT_PERIOD_NAMES,
+    PARTITION_LIMIT_MS,
+    DateProjection,
+    EnumProjection,
+    IntegerProjection,
+    Period,
+)
 from ulidkeys.timeinput import TimeInput, now_ms, to_ms
 
 #: Athena's (Glue's) longest table, database or column name.
@@ -170,6 +179,10 @@ def column_list(columns: Sequence[tuple[str, str]], what: str = "columns") -> st
 
 # --- partition projection ------------------------------------------------------------------------
 
+#: The most characters Glue keeps in one table property (``ParametersMapValue``): the longest
+#: list of values an ``enum`` projection can hold.
+MAX_PROPERTY_CHARS = 512_000
+#: ``first_day`` and ``last_day`` may be plain days (a day needs no offset).
 _DAY = Period("day")
 
 
@@ -177,8 +190,9 @@ _DAY = Period("day")
 class Projection:
     """The partition columns and table properties of one layout's Athena table.
 
-    ``columns`` are ``(name, type)`` for ``PARTITIONED BY``: ``shard int`` (with shards),
-    ``dt string`` (``yyyy-MM-dd``), ``hr int`` (hour layouts); ``properties`` the
+    ``columns`` are ``(name, type)`` for ``PARTITIONED BY``: ``shard int`` (with shards), then
+    one column a level of the period folders, named by the level's key (``dt string`` and
+    ``hr int`` for hour layouts, ``wk string`` for weeks); ``properties`` the
     ``TBLPROPERTIES`` (``projection.*`` and ``storage.location.template``); ``location`` the
     table's ``LOCATION``.
     """
@@ -218,34 +232,46 @@ def _partitioned(layout: KeyLayout) -> Period:
     if not isinstance(layout, KeyLayout):
         raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
     if layout.partition is None:
+        offered = ", ".join(map(repr, LAYOUT_PERIOD_NAMES))
         raise InvalidLayout(
-            f"{layout} has no period folders; partition projection needs period='day' or 'hour'"
+            f"{layout} has no period folders; partition projection needs a period ({offered})"
         )
     return layout.partition
 
 
-def _day(value: TimeInput, name: str) -> str:
-    """The UTC day label of a time, or of a plain ``YYYY-MM-DD`` (a day needs no offset)."""
-    if isinstance(value, str) and _DAY.parse_label(value.strip()) is not None:
-        return value.strip()
-    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value.strip()):
-        # a day, but none a folder names: said as such, not "a day, not a time" (to_ms's)
-        raise InvalidTime(
-            f"{name}={value!r} is no day a period folder can name: a calendar day from "
-            "1970-01-01 to 9999-12-31"
-        )
-    return _DAY.label(to_ms(value, name))
+def _first_of(top: Period, value: TimeInput, name: str) -> int:
+    """The start of the ``top`` period holding a time, a plain ``YYYY-MM-DD`` (a day needs no
+    offset) or a label of ``top`` (``2024-W20``)."""
+    if isinstance(value, str):
+        text = value.strip()
+        for named in (_DAY, top):
+            ms = named.parse_label(text)
+            if ms is not None:
+                return top.floor(ms)
+        if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+            # a day, but none a folder names: said as such, not "a day, not a time" (to_ms's)
+            raise InvalidTime(
+                f"{name}={value!r} is no day a period folder can name: a calendar day from "
+                "1970-01-01 to 9999-12-31"
+            )
+    return top.floor(to_ms(value, name))
 
 
 def partition_projection(
     layout: KeyLayout, bucket: str, first_day: TimeInput, last_day: TimeInput | None = None
 ) -> Projection:
-    """The projection of ``layout``'s folders in ``bucket``, for the days from ``first_day``
-    to ``last_day`` (``YYYY-MM-DD`` or any time input; default ``NOW``, so new days need no
+    """The projection of ``layout``'s folders in ``bucket``, for the top-level periods from the
+    one holding ``first_day`` to the one holding ``last_day`` (``YYYY-MM-DD``, a label of the
+    period such as ``2024-W20``, or any time input; default ``NOW``, so new periods need no
     table change).
 
-    Keep ``first_day`` at the first day that holds data: a query without a ``dt`` condition
-    visits every projected day (times shards, times 24 for hours).
+    Each folder level is projected as the period registry says: days, months and years as
+    Athena ``date`` columns, hours as an ``integer`` under their day; ISO weeks as an ``enum``
+    of every week in the range, which Athena's ``date`` type cannot write - so a week layout
+    needs ``last_day`` (an enum has no ``NOW``) and a wider range as new weeks come.
+
+    Keep ``first_day`` at the first period that holds data: a query without a condition on the
+    top column visits every projected folder (times shards, times 24 for hours).
     """
     partition = _partitioned(layout)
     if not isinstance(bucket, str) or not bucket or "/" in bucket:
@@ -260,12 +286,23 @@ def partition_projection(
             f"prefix={describe(layout.prefix)} does not end in '/': an Athena table's LOCATION "
             f"is a folder; lay the keys out under {layout.prefix + '/'!r}"
         )
-    first = _day(first_day, "first_day")
-    last = "NOW" if last_day is None else _day(last_day, "last_day")
-    newest = _DAY.label(now_ms()) if last == "NOW" else last
-    if first > newest:  # ISO days compare as text
-        reason = "today (the range ends at NOW)" if last == "NOW" else f"last_day {last}"
-        raise InvalidValue(f"first_day {first} is after {reason}: the projected range is empty")
+    top = partition.top
+    first = _first_of(top, first_day, "first_day")
+    last = None if last_day is None else _first_of(top, last_day, "last_day")
+    if last is None and isinstance(top.athena, EnumProjection):
+        raise InvalidValue(
+            f"Athena cannot project {top.size} folders as dates ({top.athena.reason}): the "
+            f"table lists every {top.size} (an enum projection), which cannot end at NOW; give "
+            f"last_day (--last-day) and widen the range as new {top.size}s come"
+        )
+    newest = top.floor(now_ms()) if last is None else last
+    if first > newest:  # the range's ends are the starts of top-level periods
+        reason = (
+            "today (the range ends at NOW)" if last is None else f"last_day {_value(top, last)}"
+        )
+        raise InvalidValue(
+            f"first_day {_value(top, first)} is after {reason}: the projected range is empty"
+        )
     location = f"s3://{bucket}/{layout.prefix}"
     hive_literal(location, "location")  # a control character in the prefix: refused here
     columns: list[tuple[str, str]] = []
@@ -281,66 +318,109 @@ def partition_projection(
             }
         )
         template += "${shard}/"
-    columns.append(("dt", "string"))
-    properties.update(
-        {
-            "projection.dt.type": "date",
-            "projection.dt.format": "yyyy-MM-dd",
-            "projection.dt.range": f"{first},{last}",
-            "projection.dt.interval": "1",
-            "projection.dt.interval.unit": "DAYS",
-        }
-    )
-    template += "dt=${dt}/"
-    if partition.size == "hour":
-        columns.append(("hr", "int"))
-        properties.update(
-            {
-                "projection.hr.type": "integer",
-                "projection.hr.range": "0,23",
-                "projection.hr.digits": "2",
-            }
-        )
-        template += "hr=${hr}/"
+    for level in partition.chain:
+        column, spec = level.key, level.athena
+        own = f"projection.{column}."
+        if isinstance(spec, DateProjection):
+            columns.append((column, "string"))
+            end = "NOW" if last is None else _value(top, last)
+            properties.update(
+                {
+                    own + "type": "date",
+                    own + "format": spec.format,
+                    own + "range": f"{_value(top, first)},{end}",
+                    own + "interval": "1",
+                    own + "interval.unit": spec.unit,
+                }
+            )
+        elif isinstance(spec, IntegerProjection):
+            columns.append((column, "int"))
+            properties.update(
+                {
+                    own + "type": "integer",
+                    own + "range": f"{spec.low},{spec.high}",
+                    own + "digits": str(spec.digits),
+                }
+            )
+        else:
+            assert last is not None  # refused above
+            columns.append((column, "string"))
+            properties.update({own + "type": "enum", own + "values": _values(top, first, last)})
+        template += f"{column}=${{{column}}}/"
     properties["storage.location.template"] = template
     return Projection(tuple(columns), properties, location)
 
 
-def window_predicate(layout: KeyLayout, start_ms: int, end_ms: int) -> str:
-    """A SQL condition on ``dt`` (and ``hr``) true for exactly the folders that ``[start_ms,
-    end_ms)`` touches, so Athena reads only those.
+def _value(level: Period, ms: int) -> str:
+    return level.level_value(ms)
 
-    Folders are whole days or hours: objects in the first and last folder may lie outside the
+
+def _values(top: Period, first: int, last: int) -> str:
+    """The labels of the ``top`` periods from ``first`` to ``last``, as an enum's values."""
+    spans = itertools.takewhile(lambda span: span[0] <= last, top.spans(first, last + 1))
+    values, length = [], -1
+    for start, _ in spans:
+        values.append(_value(top, start))
+        length += len(values[-1]) + 1
+        if length > MAX_PROPERTY_CHARS:
+            raise InvalidValue(
+                f"the {top.size}s from {values[0]} to {_value(top, last)} take more than "
+                f"{MAX_PROPERTY_CHARS:,} characters as an enum projection's values, the most "
+                f"Glue keeps in a table property: project fewer {top.size}s"
+            )
+    return ",".join(values)
+
+
+def window_predicate(layout: KeyLayout, start_ms: int, end_ms: int) -> str:
+    """A SQL condition on the period columns (``dt``, ``dt`` and ``hr``, ``wk``) true for
+    exactly the folders that ``[start_ms, end_ms)`` touches, so Athena reads only those.
+
+    Folders are whole periods: objects in the first and last folder may lie outside the
     window, so filter rows by their own time (or id) too when the edges matter.
     """
     partition = _partitioned(layout)
-    spans = list(partition.spans(start_ms, end_ms))
-    if not spans:
+    start, end = max(start_ms, 0), min(end_ms, PARTITION_LIMIT_MS)
+    if start >= end:
         return "FALSE"
-    first, last = spans[0][0], spans[-1][0]
-    if partition.size == "day":
-        return _day_range(first, last)
-    first_hour, last_hour = first % DAY_MS // HOUR_MS, last % DAY_MS // HOUR_MS
-    first_day, last_day = first - first % DAY_MS, last - last % DAY_MS
-    if first_day == last_day:
-        if first_hour == 0 and last_hour == 23:
-            return _day_range(first_day, first_day)
-        day = trino_literal(_DAY.label(first_day))
-        return f"(dt = {day} AND hr BETWEEN {first_hour} AND {last_hour})"
+    return _folders_between(partition.chain, partition.floor(start), partition.floor(end - 1))
+
+
+def _literal(level: Period, ms: int) -> str:
+    value = _value(level, ms)
+    return str(int(value)) if isinstance(level.athena, IntegerProjection) else trino_literal(value)
+
+
+def _folders_between(chain: tuple[Period, ...], first: int, last: int) -> str:
+    """The condition true for exactly the folders of ``chain[-1]`` (its levels ``chain``, top
+    first) from the one starting at ``first`` to the one starting at ``last``: a range of the
+    top column, or, a level down, the parent's folders whole and the parts of the first and
+    last parent bounded by the level's own column."""
+    level, column = chain[-1], chain[-1].key
+    if len(chain) == 1:
+        if first == last:
+            return f"{column} = {_literal(level, first)}"
+        return f"{column} BETWEEN {_literal(level, first)} AND {_literal(level, last)}"
+    parent, above = chain[-2], chain[:-1]
+    parent_first, parent_last = parent.floor(first), parent.floor(last)
+    whole_first = first == parent_first
+    whole_last = level.next(last) == parent.next(parent_last)
+    if parent_first == parent_last:
+        if whole_first and whole_last:
+            return _folders_between(above, parent_first, parent_first)
+        within = _folders_between(above, parent_first, parent_first)
+        low, high = _literal(level, first), _literal(level, last)
+        return f"({within} AND {column} BETWEEN {low} AND {high})"
     parts = []
-    whole_from, whole_to = first_day, last_day
-    if first_hour > 0:  # the first day is only partly in the window
-        parts.append(f"(dt = {trino_literal(_DAY.label(first_day))} AND hr >= {first_hour})")
-        whole_from += DAY_MS
-    if last_hour < 23:
-        whole_to -= DAY_MS
+    whole_from, whole_to = parent_first, parent_last
+    if not whole_first:  # the first parent is only partly in the window
+        within = _folders_between(above, parent_first, parent_first)
+        parts.append(f"({within} AND {column} >= {_literal(level, first)})")
+        whole_from = parent.next(parent_first)
+    if not whole_last:
+        whole_to = parent.floor(parent_last - 1)
     if whole_from <= whole_to:
-        parts.append(_day_range(whole_from, whole_to))
-    if last_hour < 23:
-        parts.append(f"(dt = {trino_literal(_DAY.label(last_day))} AND hr <= {last_hour})")
+        parts.append(_folders_between(above, whole_from, whole_to))
+    if not whole_last:
+        within = _folders_between(above, parent_last, parent_last)
+        parts.append(f"({within} AND {column} <= {_literal(level, last)})")
     return "(" + " OR ".join(parts) + ")" if len(parts) > 1 else parts[0]
-
-
-def _day_range(first: int, last: int) -> str:
-    low, high = trino_literal(_DAY.label(first)), trino_literal(_DAY.label(last))
-    return f"dt = {low}" if first == last else f"dt BETWEEN {low} AND {high}"

@@ -3,8 +3,9 @@ lists, worked out before any request, and the one program
 (:data:`~ulidkeys.engine.operations.Program`) that finds them, which the thread and asyncio
 shells both run.
 
-Day folders that hold data first (when the layout has them), then a search back from the top
-of the window raced with a forward listing, or for directory buckets the folders newest first;
+The top-level period folders that hold data first (when the layout has them), then a search back
+from the top of the window raced with a forward listing, or for directory buckets the folders
+newest first;
 with a ``suffix``, older ones are listed from the cursor until enough of them are found.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ulidkeys.engine.chains import Ordered, Stats
-from ulidkeys.engine.folders import data_days, day_spans
+from ulidkeys.engine.folders import data_spans
 from ulidkeys.engine.operations import Collect, Give, Operation, Program
 from ulidkeys.engine.search import Search, forward_tail, race, search_back
 from ulidkeys.errors import require_count
@@ -79,24 +80,22 @@ class Newest:
     def plan_slice(self, low: int, high: int) -> Plan[ListCall]:
         return plan_listing(self.layout, low, high, before=self.before)
 
-    def search(self, days: list[int] | None, stats: Stats) -> Search | None:
+    def search(self, spans: list[tuple[int, int]] | None, stats: Stats) -> Search | None:
         """The page steps that find the ``n`` newest keys of a general-purpose bucket (None
-        when no day folder holds data): a search back from ``top``, raced with a forward
-        listing of the whole window - one page that is not truncated holds all of it, and a
-        small prefix is cheaper to read than to search, so latest never costs more than about
-        twice a full listing."""
-        if days is not None and not days:
+        when no period folder holds data; ``spans`` are those that do, None without period
+        folders): a search back from ``top``, raced with a forward listing of the whole window -
+        one page that is not truncated holds all of it, and a small prefix is cheaper to read
+        than to search, so latest never costs more than about twice a full listing."""
+        if spans is not None and not spans:
             return None
-        spans = None if days is None else day_spans(days)
         back = search_back(self.plan_slice, stats, self.n, self.start, self.top, occupied=spans)
         forward = forward_tail(self.plan_slice(self.start, self.top), self.n, stats)
         return race(forward, back, stats)
 
-    def directory_spans(self, days: list[int] | None) -> Iterator[tuple[int, int]]:
-        """Directory buckets list whole folders anyway: the spans of the days that hold data
-        (all of ``[start, top)`` without day folders), newest first."""
-        spans = [(self.start, self.top)] if days is None else day_spans(days)
-        for low, high in spans:
+    def directory_spans(self, spans: list[tuple[int, int]] | None) -> Iterator[tuple[int, int]]:
+        """Directory buckets list whole folders anyway: the spans of the top-level folders that
+        hold data (all of ``[start, top)`` without period folders), newest first."""
+        for low, high in [(self.start, self.top)] if spans is None else spans:
             low, high = max(low, self.start), min(high, self.top)
             if low < high:
                 yield low, high
@@ -121,12 +120,12 @@ class Newest:
             found: list[Ordered] = yield Collect(self.plan)
             yield Give(found)
             return found
-        days = None
+        spans = None
         if self.layout.partition is not None:
-            days = yield from data_days(self.layout, self.directory, self.start, self.top)
+            spans = yield from data_spans(self.layout, self.directory, self.start, self.top)
         if self.directory:
             found = []
-            for low, high in self.directory_spans(days):
+            for low, high in self.directory_spans(spans):
                 part: list[Ordered] = yield Collect(
                     self.directory_plan(low, high, self.n - len(found))
                 )
@@ -135,7 +134,7 @@ class Newest:
                 if len(found) >= self.n:
                     break
             return found
-        steps = self.search(days, stats)
+        steps = self.search(spans, stats)
         if steps is None:
             return []
         found = yield from steps

@@ -47,7 +47,7 @@ from ulidkeys.planning.keyschemas import (
     telling_attrs,
 )
 from ulidkeys.planning.keytext import check_text
-from ulidkeys.planning.partitions import Period
+from ulidkeys.planning.periods import PERIOD_NAMES, Period
 from ulidkeys.planning.plans import PAST_ALL_KEYS, Plan, Position, resolve_window, scope_of
 from ulidkeys.planning.queries import QueryCall, plan_query
 from ulidkeys.planning.templates import KeySchema
@@ -61,7 +61,8 @@ class Entity:
     ``Entity(pk="Org#{org}", sk="Post#{id}")`` - ``id`` (``id_field``) holds the item's id,
     of ``scheme`` (ULID by default; any scheme of ``ulidkeys.ids`` whose text sorts by time, or
     :data:`~ulidkeys.dynamodb.TICKET`, whose ids hold no time: keys and writes, no windows).
-    ``bucket="day"`` (hour/day/month/year, UTC) fills a ``{bucket}`` placeholder of a partition
+    ``bucket="day"`` (any period of :data:`~ulidkeys.planning.periods.PERIOD_NAMES`: hour, day,
+    ISO week, month, year; UTC) fills a ``{bucket}`` placeholder of a partition
     key from the id's time; ``shards=N`` fills ``{shard}`` from the id's random bits; window
     queries then fan out over every bucket and shard the window touches. ``numeric_sk=True``
     (with ``sk="{id}"`` and a numeric scheme such as Snowflake ids) stores the sort key as a
@@ -140,9 +141,10 @@ class Entity:
             check_shared_attributes(schema, spec, self.table, self.indexes.values())
             self.indexes[index_name] = schema
         if bucket is not None and not isinstance(bucket, str):
-            raise InvalidType(f"bucket={describe(bucket)} must be 'hour', 'day', 'month' or 'year'")
+            named = ", ".join(map(repr, PERIOD_NAMES))
+            raise InvalidType(f"bucket={describe(bucket)} must be one of {named}")
         try:
-            self.period = None if bucket is None else Period(bucket)  # type: ignore[arg-type]
+            self.period = None if bucket is None else Period(bucket)
         except InvalidValue as error:
             raise InvalidKeyTemplate(f"bucket: {error}") from None
         self.shards = require_count(shards, "shards", 1, optional=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter, mod, ne
-from typing import Any, Literal
+from typing import Any
 
 from ulidkeys.errors import (
     InvalidKeyPart,
@@ -39,7 +39,7 @@ from ulidkeys.ids.protocol import (
 from ulidkeys.ids.ulids import ULID_SCHEME
 from ulidkeys.planning.keytext import check_path, check_text
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, plan_listing
-from ulidkeys.planning.partitions import PARTITION_LIMIT_MS, Period
+from ulidkeys.planning.periods import PARTITION_LIMIT_MS, Period, layout_period
 from ulidkeys.planning.plans import KeyRun, Located, Plan, resolve_window
 from ulidkeys.timeinput import TimeInput
 from ulidkeys.ulid import ULID
@@ -51,8 +51,6 @@ MAX_SHARDS = 1000
 
 _EXT_RE = re.compile(r"\.[A-Za-z0-9._+-]{1,32}")
 _EXT_RULE = "a dot followed by 1-32 letters, digits, '.', '_', '+' or '-' (e.g. '.jpg')"
-
-PeriodName = Literal["day", "hour"]
 
 
 def check_key(key: str, name: str, error: type[UlidkeysError]) -> str:
@@ -116,8 +114,11 @@ class KeyLayout:
     * ``shards``: None for no shard folder, else N folders ``00/`` .. ``N-1/`` (fixed width),
       the shard derived from the id (:func:`~ulidkeys.ids.protocol.shard_of`), so the key can
       be rebuilt from the id alone;
-    * ``period``: ``None``, ``"day"`` (``dt=2024-05-17/``) or ``"hour"``
-      (``dt=2024-05-17/hr=09/``), in UTC, Hive-style for Athena/Glue partition projection;
+    * ``period``: ``None`` or a period S3 layouts offer
+      (:data:`~ulidkeys.planning.periods.LAYOUT_PERIOD_NAMES`): ``"hour"``
+      (``dt=2024-05-17/hr=09/``), ``"day"`` (``dt=2024-05-17/``), ``"week"`` (ISO weeks,
+      ``wk=2024-W20/``) or ``"month"`` (``dt=2024-05/``), in UTC, Hive-style for Athena/Glue
+      partition projection;
     * ``suffix``: text after the id (``".jpg"``); a per-call ``ext`` replaces it;
     * ``scheme``: the id scheme (default ULID); its text must sort by time;
     * ``newest_first``: keys embed the id with its time inverted
@@ -128,7 +129,7 @@ class KeyLayout:
 
     prefix: str = ""
     shards: int | None = None
-    period: PeriodName | None = None
+    period: str | None = None
     suffix: str = ""
     scheme: IdScheme = ULID_SCHEME
     newest_first: bool = False
@@ -146,8 +147,7 @@ class KeyLayout:
                 require_count(self.shards, "shards", 1, MAX_SHARDS)
             except InvalidValue as error:  # a bad count is a bad layout (a bad type stays one)
                 raise InvalidLayout(f"{error}; shards=None means no shard folder") from None
-        if self.period not in (None, "day", "hour"):
-            raise InvalidLayout(f"period={describe(self.period)} must be None, 'day' or 'hour'")
+        partition = layout_period(self.period)
         if not is_id_scheme(self.scheme):
             raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")
         require_bool(self.newest_first, "newest_first")
@@ -162,7 +162,7 @@ class KeyLayout:
             raise InvalidLayout(str(error)) from None
         width = max(2, len(str(self.shards - 1))) if self.shards else 0
         object.__setattr__(self, "_width", width)
-        object.__setattr__(self, "_partition", None if self.period is None else Period(self.period))
+        object.__setattr__(self, "_partition", partition)
         object.__setattr__(self, "_id_re", re.compile(self.scheme.pattern))
         # the time and shard folder of an id the pattern matched: a scheme may read them
         # without checking the id again (every listed key is split)
@@ -210,7 +210,7 @@ class KeyLayout:
 
     @property
     def partition(self) -> Period | None:
-        """The period of the folders, as a :class:`~ulidkeys.planning.partitions.Period`."""
+        """The period of the folders, as a :class:`~ulidkeys.planning.periods.Period`."""
         return self._partition
 
     @property
@@ -499,10 +499,8 @@ class KeyLayout:
         parts = [repr(self.prefix)]
         if self.shards:
             parts.append(f"<shard {self.shard_folder(0)}..{self.shard_folder(self.shards - 1)}>")
-        if self.period == "day":
-            parts.append("dt=YYYY-MM-DD/")
-        elif self.period == "hour":
-            parts.append("dt=YYYY-MM-DD/hr=HH/")
+        if self._partition is not None:
+            parts.append(self._partition.folder_form)
         order = ", newest first" if self.newest_first else ""
         parts.append(f"<{self.scheme.name}{order}>")
         if self.suffix:

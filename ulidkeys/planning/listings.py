@@ -7,6 +7,7 @@ executor runs it through the S3 adapter.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from ulidkeys.errors import (
     require_int,
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
-from ulidkeys.planning.partitions import DAY_MS, Period
+from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import MAX_CALLS, Cursor, KeyRun, Located, Plan, Position, scope_of
 
 if TYPE_CHECKING:  # a layout makes its plans with this module (KeyLayout.plan_window)
@@ -222,36 +223,45 @@ def slice_call(
     )
 
 
-def _directory_folders(layout: KeyLayout, start: int, end: int) -> list[tuple[int, int]]:
-    """``(folder_start_ms, span_ms)`` of the '/'-ending folders to read for ``[start, end)``.
+#: A folder a directory bucket reads whole: ``(first_ms, end_ms, period)`` (no period: the
+#: layout's prefix, ``[start, end)`` of the window).
+Folder = tuple[int, int, "Period | None"]
 
-    Hour layouts read a whole day folder (``dt=.../``, one chain instead of 24) for every day the
-    window covers completely, and hour folders only for the partly covered days at its ends.
+
+def _directory_folders(layout: KeyLayout, start: int, end: int) -> list[Folder]:
+    """The '/'-ending folders to read for ``[start, end)``, oldest first.
+
+    From the top folder level of the layout's period down: a folder the window covers whole is
+    read as one (an hour layout reads a whole day folder ``dt=.../``, one chain instead of 24);
+    one it covers in part is read by the folders of the next level inside it, down to the
+    period's own level.
     """
     partition = layout.partition
     if partition is None:
-        return [(start, 0)]
-    folders: list[tuple[int, int]] = []
-    for first, following in partition.spans(start, end):
-        whole_day = first % DAY_MS == 0 and first >= start and first + DAY_MS <= end
-        if partition.size == "hour" and whole_day:
-            folders.append((first, DAY_MS))
-        elif folders and folders[-1][1] == DAY_MS and first < folders[-1][0] + DAY_MS:
-            continue  # an hour inside a day folder already read
-        else:
-            folders.append((first, following - first))
+        return [(start, end, None)]
+    chain = partition.chain
+    folders: list[Folder] = []
+
+    def cover(depth: int, low: int, high: int) -> None:
+        level = chain[depth]
+        for first, following in level.spans(low, high):
+            if depth == len(chain) - 1 or (start <= first and following <= end):
+                folders.append((first, following, level))
+            else:
+                cover(depth + 1, max(first, low), min(following, high))
+
+    cover(0, start, end)
     return folders
 
 
-def _directory_group(
-    layout: KeyLayout, folder: int, span: int, max_keys: int
-) -> tuple[ListCall, ...]:
+def _directory_group(layout: KeyLayout, folder: Folder, max_keys: int) -> tuple[ListCall, ...]:
     """Directory buckets: one unordered chain per shard for one '/'-ending folder."""
+    first, _end, level = folder
     calls = []
     for shard in layout.shard_numbers():
-        path = layout.path(shard, folder)
-        if span == DAY_MS and layout.period == "hour":
-            path = path[: -len("hr=00/")]  # the day folder holding all 24 hour folders
+        path = layout.prefix + layout.shard_folder(shard)
+        if level is not None:
+            path += level.folder(first)
         prefix = path[: path.rfind("/") + 1]
         calls.append(ListCall(prefix=prefix, ordered=False, max_keys=max_keys))
     return tuple(calls)
@@ -310,24 +320,26 @@ def plan_listing(
         if directory_bucket:
             shards = len(layout.shard_numbers())
             if layout.partition is not None:
-                # Every day the window touches (past the cursor) is one folder or more: a
-                # window of centuries is refused before its folders are even counted.
+                # Every top-level folder the window touches (past the cursor) is one folder or
+                # more: a window of centuries is refused before its folders are even listed.
                 lo, hi = start, end
                 if position is not None:
                     past = layout.scheme.timestamp_ms(position[0])
                     lo, hi = (lo, min(hi, past + 1)) if newest_first else (max(lo, past), hi)
-                if lo < hi:
-                    _check_calls(((hi - 1) // DAY_MS - lo // DAY_MS + 1) * shards, "at least ")
+                top = layout.partition.top.spans(lo, hi)
+                touched = sum(1 for _ in itertools.islice(top, MAX_CALLS // shards + 1))
+                _check_calls(touched * shards, "at least ")
             folders = _directory_folders(layout, start, end)
             if position is not None:
                 past = layout.scheme.timestamp_ms(position[0])
                 folders = [  # drop the folders wholly before the cursor
-                    (folder, span)
-                    for folder, span in folders
-                    if not span or not (folder > past if newest_first else folder + span <= past)
+                    folder
+                    for folder in folders
+                    if folder[2] is None
+                    or not (folder[0] > past if newest_first else folder[1] <= past)
                 ]
             _check_calls(len(folders) * shards)  # before the chains are built
-            groups += [_directory_group(layout, f, span, max_keys) for f, span in folders]
+            groups += [_directory_group(layout, folder, max_keys) for folder in folders]
             if newest_first:
                 groups.reverse()
         else:
@@ -435,29 +447,30 @@ def plan_folders(
     within: list[int] | None = None,
     directory_bucket: bool = False,
 ) -> Plan[ListCall]:
-    """``Delimiter='/'`` listings whose common prefixes are the ``level`` folders (day or
-    hour) of ``[start, end)`` under each shard; hour folders are listed under the days in
-    ``within``. Each result is a folder, positioned by its start time.
+    """``Delimiter='/'`` listings whose common prefixes are the ``level`` folders of
+    ``[start, end)`` under each shard: a top-level period's folders in the window, or the
+    folders of a nested level under its parent level's folders that start at ``within``. Each
+    result is a folder, positioned by its start time.
 
-    General buckets start just before the first day folder and stop after the last; directory
-    buckets cannot, so they read the whole level and keep what is in the window.
+    For a top level, general buckets start just before the first folder and stop after the
+    last; directory buckets cannot, so they read the whole level and keep what is in the window.
     """
     start, end = max(start_ms, layout.first_ms), min(end_ms, layout.last_ms + 1)
-    day = Period("day")
+    parent = level.parent
     calls: list[ListCall] = []
     if start < end:
         for shard in layout.shard_numbers():
             base = layout.prefix + layout.shard_folder(shard)
-            if level.size == "hour":
+            if parent is not None:
                 calls += [
-                    ListCall(base + day.folder(d), delimiter="/", ordered=False)
-                    for d in within or ()
+                    ListCall(base + parent.folder(first), delimiter="/", ordered=False)
+                    for first in within or ()
                 ]
             elif directory_bucket:
                 calls.append(ListCall(base[: base.rfind("/") + 1], delimiter="/", ordered=False))
             else:
-                first = base + day.folder(start)
-                last = base + day.folder(end - 1)
+                first = base + level.folder(start)
+                last = base + level.folder(end - 1)
                 prefix = common_prefix(first[:-1], last[:-1])  # never the whole folder
                 # "dt=2024-05-17" sorts just before "dt=2024-05-17/"; "0" is the one after "/"
                 calls.append(ListCall(prefix, first[:-1], last[:-1] + "0", delimiter="/"))

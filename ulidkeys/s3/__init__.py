@@ -26,7 +26,7 @@ from ulidkeys.engine.threads import Consumption, Results
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.layout import KeyLayout, KeyParts
 from ulidkeys.planning.listings import ListCall
-from ulidkeys.planning.partitions import PeriodFolder
+from ulidkeys.planning.periods import PeriodFolder
 from ulidkeys.planning.plans import Plan, Slice
 from ulidkeys.s3.bucket import Bucket
 from ulidkeys.s3.checkpoints import S3CheckpointStore

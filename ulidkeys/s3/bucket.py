@@ -27,7 +27,7 @@ from ulidkeys.errors import (
 )
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_listing
-from ulidkeys.planning.partitions import PeriodFolder
+from ulidkeys.planning.periods import PeriodFolder
 from ulidkeys.planning.plans import Plan, Position, Slice, require_slice, resolve_window
 from ulidkeys.s3.pages import install_fast_pages
 from ulidkeys.s3.writing import (

@@ -280,7 +280,7 @@ def layout_of(options: SourceOptions) -> tuple[str, KeyLayout]:
         layout = KeyLayout(
             prefix=prefix,
             shards=options.count("shards", 0, 0) or None,
-            period=options.text("period"),  # type: ignore[arg-type]  # KeyLayout checks it
+            period=options.text("period"),  # KeyLayout checks it
             suffix=options.given.get("suffix", ""),
             scheme=scheme_named(options.text("scheme", "ulid") or "ulid"),
         )

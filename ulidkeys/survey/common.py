@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from ulidkeys.engine.chains import Stats
-from ulidkeys.planning.partitions import DAY_MS
+from ulidkeys.planning.periods import DAY_MS
 from ulidkeys.survey.counts import Count, exact_histogram
 from ulidkeys.timeinput import format_ms, ms_to_datetime
 

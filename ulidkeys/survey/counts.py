@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, plan_listing
-from ulidkeys.planning.partitions import DAY_MS, HOUR_MS
+from ulidkeys.planning.periods import DAY_MS, HOUR_MS
 from ulidkeys.survey.shapes import key_time
 
 #: Standard deviations of a scaled count's range: 4.42 leaves about one chance in 100,000 that

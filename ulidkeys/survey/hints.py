@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.inspection import inspect
 from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.periods import LAYOUT_PERIODS, Period, level_periods
 from ulidkeys.survey.sortkeyshapes import sort_key_shapes
 
 #: Keys whose ids are read to find the folders that hold ids, at most.
@@ -21,8 +22,6 @@ MAX_READ = 500
 #: At most this many calls for one hint.
 MAX_CALLS = 4
 _SHARD = re.compile(r"\d{2,}/")
-_DAY = re.compile(r"dt=\d{4}-\d{2}-\d{2}/")
-_HOUR = re.compile(r"hr=\d{2}/")
 
 #: ``(prefix, delimiter, max_keys)`` -> ``(folders, keys)``: one ListObjectsV2 call.
 Lister = Callable[[str, str | None, int], tuple[list[str], list[str]]]
@@ -66,7 +65,7 @@ def look(prefix: str, lister: Lister) -> Look | None:
         calls += 1
         return lister(path, "/", 100)
 
-    path, shards, period = prefix, None, None
+    path, shards = prefix, None
     folders, keys = folders_of(path)
     names = [folder[len(path) :] for folder in folders]
     if names and all(_SHARD.fullmatch(name) for name in names):
@@ -74,13 +73,18 @@ def look(prefix: str, lister: Lister) -> Look | None:
         path = folders[0]
         folders, keys = folders_of(path)
         names = [folder[len(path) :] for folder in folders]
-    if names and all(_DAY.fullmatch(name) for name in names):
-        period, path = "day", folders[-1]
+    # down the period folder levels, from the top: the newest folder of each level
+    level: Period | None = None
+    while names and calls < MAX_CALLS:
+        depth = 0 if level is None else len(level.chain)
+        levels = level_periods(depth, level)
+        deeper = next((p for p in levels if all(map(p.level_pattern.fullmatch, names))), None)
+        if deeper is None:
+            break
+        level, path = deeper, folders[-1]
         folders, keys = folders_of(path)
         names = [folder[len(path) :] for folder in folders]
-        if names and all(_HOUR.fullmatch(name) for name in names):
-            period, path = "hour", folders[-1]
-            folders, keys = folders_of(path)
+    period = level.size if level is not None and level in LAYOUT_PERIODS else None
     if not keys:
         if calls >= MAX_CALLS:
             return None

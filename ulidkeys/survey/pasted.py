@@ -13,10 +13,9 @@ from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.pasted import Pasted
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.layout import KeyLayout
+from ulidkeys.planning.periods import folder_at_end
 from ulidkeys.survey.suggestions import python_of
 
-#: Hive period folders right before the id (what ``KeyLayout(period=...)`` writes).
-_PERIOD = re.compile(r"dt=\d{4}-\d{2}-\d{2}/(?:hr=\d{2}/)?$")
 #: A shard folder right before the period folders or the id.
 _SHARD = re.compile(r"(\d{2,})/$")
 
@@ -52,15 +51,15 @@ def layout_hint(pasted: Pasted) -> LayoutHint | None:
         template = f"{before}{{id}}{after}"
         command = shlex.join(["ulidkeys", "query", "--sk", template, *flags])
         return LayoutHint("dynamodb", template, command + " ...")
-    period = _PERIOD.search(before)
-    rest = before[: period.start()] if period else before
-    size = None if period is None else ("hour" if "hr=" in period[0] else "day")
+    period = folder_at_end(before)  # the period folder right before the id
+    rest = before if period is None else before[: period[1]]
+    size = None if period is None else period[0].size
     shard = _SHARD.search(rest)
     prefix = rest[: shard.start()] if shard else rest
     shards = int(shard[1]) + 1 if shard else None
     suffix = after if after.startswith(".") or not after else ""
     try:
-        layout = KeyLayout(prefix, shards=shards, period=size, suffix=suffix, scheme=scheme)  # type: ignore[arg-type]
+        layout = KeyLayout(prefix, shards=shards, period=size, suffix=suffix, scheme=scheme)
     except UlidkeysError:  # e.g. a scheme whose text does not sort by time
         return None
     flags = [

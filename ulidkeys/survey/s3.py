@@ -15,6 +15,7 @@ from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.errors import require_count
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
+from ulidkeys.planning.periods import folder_forms
 from ulidkeys.survey.common import (
     BINS,
     DEFAULT_MAX_CALLS,
@@ -154,8 +155,8 @@ def survey_program(
         if shape.other_period is not None:
             notes.append(
                 f"the keys sit in period folders such as {shape.other_period!r}, a spelling no "
-                "layout writes (layouts write dt=YYYY-MM-DD/ and hr=HH/): survey or list one "
-                "such folder as its own prefix"
+                f"layout writes (layouts write {folder_forms()}): survey or list one such "
+                "folder as its own prefix"
             )
         else:
             notes.append(

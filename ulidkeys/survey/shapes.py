@@ -17,22 +17,19 @@ from ulidkeys.ids.inspection import inspect
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import REGISTRATIONS, scheme_named
 from ulidkeys.planning.layout import KeyLayout
-from ulidkeys.planning.partitions import DAY_MS
+from ulidkeys.planning.periods import DAY_MS, LAYOUT_PERIODS, folder_at_start
 from ulidkeys.timeinput import now_ms
 
 _SHARD = re.compile(r"(\d{2,})/")
-#: The Hive period folders a layout writes (``Period.folder``), longest first.
-_PERIODS = (
-    ("hour", re.compile(r"dt=\d{4}-\d{2}-\d{2}/hr=\d{2}/")),
-    ("day", re.compile(r"dt=\d{4}-\d{2}-\d{2}/")),
-    ("month", re.compile(r"dt=\d{4}-\d{2}/")),
-    ("year", re.compile(r"dt=\d{4}/")),
-)
+#: The level keys of the period folders layouts write: ``dt``, ``wk`` at the top, ``hr`` below.
+_TOP_KEYS = "|".join(sorted({re.escape(p.top.key) for p in LAYOUT_PERIODS}))
+_NESTED_KEYS = "|".join(sorted({re.escape(q.key) for p in LAYOUT_PERIODS for q in p.chain[1:]}))
 #: Period folders in other spellings (``2023/05/``, ``year=2023/month=05/``, ``2023-05-17/``,
-#: ``dt=20230517/``): recognised as periods, but no layout writes them.
+#: ``dt=20230517/``, ``dt=2023/``): recognised as periods, but no layout writes them.
 _OTHER_PERIOD = re.compile(
     r"(?:(?:year=)?(?:19[7-9]\d|2\d{3})/(?:(?:month=)?\d{2}/)?(?:(?:day=)?\d{2}/)?"
-    r"(?:(?:hour=)?\d{2}/)?|\d{4}-\d{2}(?:-\d{2})?/|dt=[^/]+/(?:hr=[^/]+/)?)"
+    r"(?:(?:hour=)?\d{2}/)?|\d{4}-\d{2}(?:-\d{2})?/"
+    rf"|(?:{_TOP_KEYS})=[^/]+/(?:(?:{_NESTED_KEYS})=[^/]+/)*)"
 )
 #: An id's time past this is read as a newest-first key (its time inverted): no real key is
 #: stamped a century ahead.
@@ -52,10 +49,10 @@ class Shape:
     """The shape of a prefix's sampled keys.
 
     ``shards`` counts the shard folders (None: none), ``period`` the Hive-style period folders
-    (``"day"``, ``"hour"``, None), ``scheme`` the id scheme's registry name (None: no id of a
-    known scheme), ``newest_first`` whether the ids hold inverted times. ``suffixes`` counts
-    the text after the id among the keys that fit; ``junk`` the keys that fit no shape, with a
-    few ``examples``.
+    (a period layouts write, such as ``"day"`` or ``"week"``; None), ``scheme`` the id scheme's
+    registry name (None: no id of a known scheme), ``newest_first`` whether the ids hold
+    inverted times. ``suffixes`` counts the text after the id among the keys that fit; ``junk``
+    the keys that fit no shape, with a few ``examples``.
     """
 
     prefix: str
@@ -90,7 +87,7 @@ class Shape:
         return KeyLayout(
             self.prefix,
             shards=self.shards,
-            period=self.period,  # type: ignore[arg-type]
+            period=self.period,
             suffix=self.suffix,
             scheme=scheme_named(self.scheme),
             newest_first=self.newest_first,
@@ -176,7 +173,7 @@ def _shard_count(
     width = max(2, len(str(least - 1)))  # the folders' width (KeyLayout writes 2 at least)
     for count in range(least, min(10**width, least + MAX_SHARD_TRIES)):
         try:
-            layout = KeyLayout(prefix, shards=count, period=period, scheme=scheme_named(scheme))  # type: ignore[arg-type]
+            layout = KeyLayout(prefix, shards=count, period=period, scheme=scheme_named(scheme))
         except UlidkeysError:
             return least
         if all(layout.split(key)[3] is None or not _holds_id(layout.scheme, key) for key in probe):
@@ -185,12 +182,10 @@ def _shard_count(
 
 
 def _period_of(rest: str) -> tuple[str | None, str]:
-    """The Hive period folder at the start of ``rest`` (its size) and the text after it."""
-    for size, pattern in _PERIODS:
-        folder = pattern.match(rest)
-        if folder is not None:
-            return size, rest[folder.end() :]
-    return None, rest
+    """The period folder a layout writes at the start of ``rest`` (its period's name) and the
+    text after it."""
+    found = folder_at_start(rest)
+    return (None, rest) if found is None else (found[0].size, rest[found[1] :])
 
 
 def _other_period(rest: str, seen: Counter[str]) -> str | None:
@@ -256,7 +251,7 @@ def _fitted(
             layout = KeyLayout(
                 prefix,
                 shards=shards,
-                period=period,  # type: ignore[arg-type]
+                period=period,
                 scheme=scheme_named(scheme),
                 newest_first=newest_first,
             )
