@@ -10,9 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ulidkeys.errors import UlidkeysError
-from ulidkeys.ids.registry import scheme_named
-from ulidkeys.planning.shapes import id_readings
+from ulidkeys.planning.shapes import canonical_scheme
 
 
 @dataclass(frozen=True)
@@ -38,27 +36,13 @@ def sort_key_shape(key: str, separator: str = "#") -> tuple[str, str | None]:
     first_scheme = None
     ids = 0
     for index, part in enumerate(parts):
-        reading = _canonical_reading(part)
+        reading = canonical_scheme(part)
         if reading is None:
             continue
         ids += 1
         first_scheme = first_scheme or reading
         parts[index] = "{id}" if ids == 1 else f"{{id{ids}}}"
     return separator.join(parts), first_scheme
-
-
-def _canonical_reading(part: str) -> str | None:
-    """The scheme whose canonical text ``part`` is (the first reading), else None: a number
-    such as ``2024`` is not a 19-digit Snowflake's text, so it stays a literal."""
-    if len(part) < 10:
-        return None
-    for name, _backwards in id_readings(part):
-        try:
-            if scheme_named(name, part).parse(part) == part:
-                return name
-        except UlidkeysError:
-            continue
-    return None
 
 
 def sort_key_shapes(keys: Iterable[str], separator: str = "#") -> list[SortKeyShape]:
