@@ -161,6 +161,50 @@ def test_braced_and_urn_uuids(capsys: pytest.CaptureFixture[str]) -> None:
         assert "layout" not in shown  # no key: nothing to list
 
 
+@pytest.mark.parametrize(
+    ("scheme", "pasted", "key", "id_text"),
+    [
+        ("ulid", f"uploads/{ID}.jpg", f"uploads/{ID}.jpg", ID),
+        ("ulid", f"s3://photos/uploads/{ID}.jpg", f"uploads/{ID}.jpg", ID),
+        ("uuid7", f"{{{UUID7.min_for(START)}}}", UUID7.min_for(START), UUID7.min_for(START)),
+        (
+            "twitter-snowflake",
+            f"tweets/{TWITTER_SNOWFLAKE.min_for(START)}.json",
+            f"tweets/{TWITTER_SNOWFLAKE.min_for(START)}.json",
+            TWITTER_SNOWFLAKE.min_for(START),
+        ),
+    ],
+)
+def test_inspect_with_a_scheme_finds_the_id_in_a_pasted_key(
+    scheme: str, pasted: str, key: str, id_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--scheme X uploads/ID.jpg`` reads the id inside, as inspect without --scheme does
+    (it refused the whole key: "expected 26 characters, got 38")."""
+    shown = fields(ok(capsys, ["inspect", "--scheme", scheme, pasted]))
+    assert shown["scheme"] == scheme and shown["id"] == id_text
+    found = json.loads(ok(capsys, ["inspect", "--json", "--scheme", scheme, pasted]))
+    assert found["input"] == pasted and found["id"] == id_text
+    if key != id_text:
+        assert found["found_in"]["key"] == key
+        assert key[found["found_in"]["start"] : found["found_in"]["end"]] == id_text
+    alone = json.loads(ok(capsys, ["inspect", "--json", "--scheme", scheme, id_text]))
+    assert {k: v for k, v in found.items() if k not in ("input", "found_in")} == {
+        k: v for k, v in alone.items() if k != "input"
+    }
+
+
+def test_a_braced_uuid_of_the_wrong_version_says_what_is_wrong_inside(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not "it has 38 characters": the UUID inside the braces has version 0."""
+    wrong = "01890a5d-ac96-0c4c-8e9e-1a2b3c4d5e6f"
+    for argv in (["inspect", f"{{{wrong}}}"], ["inspect", "--scheme", "uuid7", f"{{{wrong}}}"]):
+        err = refused(capsys, argv, "inside the braces", "the version nibble is 0, not 7")
+        assert "38 characters" not in err and "expected 36 characters" not in err
+    err = refused(capsys, ["inspect", f"urn:uuid:{wrong}"], "after urn:uuid:", "nibble is 0")
+    assert "45 characters" not in err
+
+
 def test_text_with_no_id_still_gives_the_reasons(capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, ["inspect", "uploads/photo.jpg"], "no id of any supported scheme")
     refused(capsys, ["inspect", "dt=2024-05-17/hr=09/readme.txt"], "no id")  # no date as an id

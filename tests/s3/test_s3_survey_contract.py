@@ -96,24 +96,42 @@ def junk(prefix: str, n: int, rng: random.Random) -> list[str]:
 CENTURY_MS = 100 * 365 * DAY
 
 
-def end_id_time(key: str) -> tuple[bool, int | None]:
-    """Brute force: whether ``key`` ends in an id of any registered scheme (the canonical text
-    of one as its last part, before any dot), and that id's time (an inverted one turned back;
-    None for ids without a time)."""
-    stem = key.rpartition("/")[2].partition(".")[0]
-    for name in names():
-        try:
-            scheme = scheme_named(name, stem)
-            if scheme.parse(stem) != stem:
+def end_id_times(keys: list[str]) -> list[tuple[bool, int | None]]:
+    """Brute force: whether each key ends in an id of any registered scheme (the canonical
+    text of one as its last part, before any dot), and that id's time (None for ids without
+    one); a scheme most of whose ids read a century ahead holds inverted ids, turned back."""
+    found: list[tuple[str | None, int | None]] = []
+    for key in keys:
+        stem = key.rpartition("/")[2].partition(".")[0]
+        for name in names():
+            try:
+                scheme = scheme_named(name, stem)
+                if scheme.parse(stem) != stem:
+                    continue
+            except UlidkeysError:
                 continue
-        except UlidkeysError:
-            continue
-        try:
-            ms = scheme.timestamp_ms(stem)
-        except UlidkeysError:
-            return True, None
-        return True, inverted_time(scheme, ms) if ms > now_ms() + CENTURY_MS else ms
-    return False, None
+            try:
+                found.append((name, scheme.timestamp_ms(stem)))
+            except UlidkeysError:
+                found.append((name, None))
+            break
+        else:
+            found.append((None, None))
+    late = now_ms() + CENTURY_MS
+    inverted = {
+        name
+        for name in {name for name, _ in found}
+        if name is not None
+        and 2 * sum(n == name and ms is not None and ms > late for n, ms in found)
+        > sum(n == name and ms is not None for n, ms in found)
+    }
+    return [
+        (
+            name is not None,
+            inverted_time(scheme_named(name), ms) if name in inverted and ms is not None else ms,
+        )
+        for name, ms in found
+    ]
 
 
 def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budget: int) -> None:
@@ -126,7 +144,7 @@ def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budg
         assert found.exact and found.layout is not None  # suggested only when read whole
     layout = found.layout
     if layout is None:  # the keys counted are the keys that end in an id of any scheme
-        ends = [end_id_time(key) for key in under]
+        ends = end_id_times(under)
         held = sum(holds for holds, _ in ends)
         fitting = [ms for holds, ms in ends if holds and ms is not None]
         count = found.keys

@@ -13,7 +13,6 @@ from ulidkeys.cli.options import (
 )
 from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
-from ulidkeys.ids.inspection import inspect
 from ulidkeys.ids.pasted import read_pasted
 from ulidkeys.ids.registry import registration_of
 from ulidkeys.planning.pasted import layout_hint
@@ -138,9 +137,7 @@ def _found_in(row: Row) -> list[tuple[str, object]]:
 
 def _row(text: str, scheme: str | None) -> dict[str, object]:
     """What ``inspect`` prints for one text: its reading, and where a pasted text held it."""
-    if scheme is not None:
-        return {"input": text, **inspect(text, scheme=scheme).as_dict()}
-    pasted = read_pasted(text)
+    pasted = read_pasted(text, scheme)
     row: dict[str, object] = {"input": text}
     if pasted.ambiguous:
         row["ambiguous"] = list(pasted.ambiguous)

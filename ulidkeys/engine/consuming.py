@@ -18,7 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from ulidkeys.engine.chains import PageSource, Stats
 from ulidkeys.engine.execution import Closing, stream
 from ulidkeys.engine.scheduling import check_workers
-from ulidkeys.errors import CheckpointConflict, InvalidType, describe
+from ulidkeys.errors import CheckpointConflict, InvalidType, InvalidValue, describe
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
@@ -89,6 +89,17 @@ class MemoryStore:
         return checkpoint.sequence
 
 
+def folder_problem(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (None: one can)."""
+    if not folder.exists():
+        return f"the folder {str(folder)!r} does not exist"
+    if not folder.is_dir():
+        return f"{str(folder)!r} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"no permission to make files in {str(folder)!r}"
+    return None
+
+
 class FileStore:
     """A checkpoint in a local JSON file, replaced atomically (temp file + ``os.replace``).
 
@@ -100,6 +111,13 @@ class FileStore:
         if not isinstance(path, (str, os.PathLike)) or not str(path):
             raise InvalidType(f"path={describe(path)} must be a file path")
         self.path = Path(path)
+        # checked now, not at the first commit (after the run's items were handled): the file
+        # and its lock are made in its folder
+        if self.path.is_dir():
+            raise InvalidValue(f"path={str(path)!r} is a folder: name a file in it")
+        problem = folder_problem(self.path.parent)
+        if problem is not None:
+            raise InvalidValue(f"path={str(path)!r}: {problem}")
 
     def __repr__(self) -> str:
         return f"FileStore({str(self.path)!r})"

@@ -334,18 +334,49 @@ def _is_text_of(name: str, text: str) -> bool:
 def id_at_end(key: str, prefer: str | None = None) -> tuple[str, int | None] | None:
     """``(scheme, time)`` of the id ``key`` ends in - the canonical text of an id of any
     scheme as the last part of its name (after any ``/``, before any dot), ``prefer``'s
-    reading first - else None. The time is None for an id without one; an inverted id's (a
-    time a century ahead, as in a newest-first key) is turned back."""
+    reading first - else None. The time is the id's as written (None for an id without one):
+    :func:`ids_at_end` turns inverted ones back."""
     stem = key.rpartition("/")[2].partition(".")[0]
     name = prefer if prefer is not None and _is_text_of(prefer, stem) else canonical_scheme(stem)
     if name is None:
         return None
-    scheme = scheme_named(name, stem)
     try:
-        ms = scheme.timestamp_ms(stem)
+        return name, scheme_named(name, stem).timestamp_ms(stem)
     except UlidkeysError:  # UUIDv4, tickets: an id without a time
         return name, None
-    return name, inverted_time(scheme, ms) if ms > now_ms() + _FUTURE_MS else ms
+
+
+def ids_at_end(
+    keys: Sequence[str], prefer: str | None = None, *, turn_back: bool = True
+) -> list[tuple[str, int | None] | None]:
+    """:func:`id_at_end` of each of ``keys`` (the scheme last found tried first); with
+    ``turn_back``, inverted times turned back: a scheme most of whose ids read a century ahead
+    is written newest-first (no real key is stamped a century ahead), as a layout's direction
+    is told."""
+    found: list[tuple[str, int | None] | None] = []
+    for key in keys:
+        at_end = id_at_end(key, prefer)
+        found.append(at_end)
+        if at_end is not None:
+            prefer = at_end[0]  # keys of one prefix mostly hold ids of one scheme
+    if not turn_back:
+        return found
+    late = now_ms() + _FUTURE_MS
+    timed: Counter[str] = Counter()
+    ahead: Counter[str] = Counter()
+    for name, ms in filter(None, found):
+        if ms is not None:
+            timed[name] += 1
+            ahead[name] += ms > late
+    turned = {name: scheme_named(name) for name in timed if ahead[name] * 2 > timed[name]}
+    if not turned:
+        return found
+    return [
+        (at[0], inverted_time(turned[at[0]], at[1]))
+        if at is not None and at[1] is not None and at[0] in turned
+        else at
+        for at in found
+    ]
 
 
 def unplaced(shape: Shape, keys: Sequence[str]) -> tuple[Shape, list[int | None]]:
@@ -355,15 +386,12 @@ def unplaced(shape: Shape, keys: Sequence[str]) -> tuple[Shape, list[int | None]
     schemes: Counter[str] = Counter()
     junk: list[str] = []
     times: list[int | None] = []
-    prefer = shape.scheme
-    for key in keys:
-        found = id_at_end(key, prefer)
-        if found is None:
+    for key, at_end in zip(keys, ids_at_end(keys, shape.scheme), strict=True):
+        if at_end is None:
             junk.append(key)
             continue
-        prefer, ms = found  # keys of one prefix mostly hold ids of one scheme: tried first
-        schemes[prefer] += 1
-        times.append(ms)
+        schemes[at_end[0]] += 1
+        times.append(at_end[1])
         last = key.rpartition("/")[2]
         suffixes[last[last.find(".") :] if "." in last else ""] += 1
     return replace(

@@ -1,6 +1,7 @@
 """What the sort keys read in a DynamoDB partition say: the kinds of keys as templates (the parts
-that are ids become ``{id}``, children's ``{id2}``), the scheme of each, how many of each, and a
-partition key template for the partition's key.
+that are ids become ``{id}``, children's ``{id2}``, a period or time before the id
+``{period}``), the scheme of each, how many of each, and a partition key template for the
+partition's key.
 """
 
 from __future__ import annotations
@@ -11,6 +12,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ulidkeys.planning.shapes import canonical_scheme
+
+#: Where a template has a period or a time that comes before its id (``Year#{period}#{id}``).
+PERIOD = "{period}"
+#: A part of a sort key naming a period or a time: ``2023``, ``2023-05``, ``2023-05-17``,
+#: ``20230517``, ``2023-05-17T10:00:00Z``, ``year=2023``. Before an id it is one more item of
+#: the same kind, not a kind of its own (each year its own kind, an entity of one of them).
+_PERIOD_PART = re.compile(
+    r"(?:[A-Za-z_]+=)?(?:19[7-9]\d|[2-9]\d{3})(?:-?(?:0[1-9]|1[0-2])(?:-?(?:0[1-9]|[12]\d|3[01])"
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?)?"
+)
 
 
 @dataclass(frozen=True)
@@ -25,15 +36,20 @@ class SortKeyShape:
 
     @property
     def prefix(self) -> str:
-        """The literal text before the first id (what a window's ``BETWEEN`` starts with)."""
-        return self.template.partition("{id}")[0] if self.scheme else self.template
+        """The literal text before the first id or period (what a window's ``BETWEEN`` starts
+        with)."""
+        if not self.scheme:
+            return self.template
+        return self.template.partition("{id}")[0].partition(PERIOD)[0]
 
 
 def sort_key_shape(key: str, separator: str = "#") -> tuple[str, str | None]:
     """``(template, scheme of its first id)`` of one sort key: each part between separators
-    that is the canonical text of an id becomes a placeholder."""
+    that is the canonical text of an id becomes a placeholder, and so does each part before
+    the first id that names a period or a time (``{period}``)."""
     parts = key.split(separator)
     first_scheme = None
+    first_id = None
     ids = 0
     for index, part in enumerate(parts):
         reading = canonical_scheme(part)
@@ -41,7 +57,11 @@ def sort_key_shape(key: str, separator: str = "#") -> tuple[str, str | None]:
             continue
         ids += 1
         first_scheme = first_scheme or reading
+        first_id = index if first_id is None else first_id
         parts[index] = "{id}" if ids == 1 else f"{{id{ids}}}"
+    for index in range(first_id or 0):
+        if _PERIOD_PART.fullmatch(parts[index]):
+            parts[index] = PERIOD
     return separator.join(parts), first_scheme
 
 
