@@ -6,8 +6,9 @@ than reading the prefix whole takes; a layout is suggested only for a prefix rea
 then lists exactly the id-bearing keys; a layout reported (suggested or not) lists every key
 that holds an id (no shard count the survey did not see); with no layout, the keys counted are
 the keys that end in an id of any scheme. Buckets: flat, sharded, period folders, newest-first;
-uniform, bursty, multi-day, same-ms and outlier times; junk names mixed in. The S3 side is an in-memory bucket with AWS's listing rules
-(tests/s3/standin.py) counting calls; the explicit cases of the issue run on moto too."""
+uniform, bursty, multi-day, same-ms and outlier times; junk names mixed in. The S3 side is an
+in-memory bucket with AWS's listing rules (tests/s3/standin.py) counting calls; the explicit
+cases of the issue run on moto too."""
 
 from __future__ import annotations
 
