@@ -13,6 +13,7 @@ from ulidkeys.cli.options import (
 )
 from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
+from ulidkeys.ids.inspection import plain_dict
 from ulidkeys.ids.pasted import read_pasted
 from ulidkeys.ids.registry import registration_of
 from ulidkeys.planning.pasted import layout_hint
@@ -89,24 +90,39 @@ _FORM_LABELS = {"key": "key form", "decimal": "as typed", "uuid": "as uuid", "ul
 
 
 def _inspection_text(row: Row) -> str:
-    ambiguous = row.get("ambiguous")
-    rows: list[tuple[str, object]] = [
-        *([("ambiguous", _ambiguity(row))] if ambiguous else []),
-        ("scheme", row["scheme"]),
-        ("id", row["id"]),
-        ("time", row["time"] or "-"),
-        ("timestamp_ms", "-" if row["timestamp_ms"] is None else row["timestamp_ms"]),
-        *row["fields"].items(),
-        *((_FORM_LABELS.get(name, name), value) for name, value in row["forms"].items()),
-        *(("note", note) for note in row.get("notes", ())),
-        *(
-            ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
-            for alt in row.get("alternatives", ())
-        ),
-        *_found_in(row),
-    ]
-    width = max(len(name) for name, _ in rows)
-    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+    ms, fields, forms = row["timestamp_ms"], row["fields"], row["forms"]
+    names = ["scheme", "id", "time", "timestamp_ms", *fields]
+    names += [_FORM_LABELS.get(name, name) for name in forms]
+    values = [row["scheme"], row["id"], row["time"] or "-", "-" if ms is None else ms]
+    values += [*fields.values(), *forms.values()]
+    if len(row) > len(_PLAIN_ROW):  # an ambiguity, notes, other readings, a pasted key
+        after: list[tuple[str, object]] = [
+            *(("note", note) for note in row.get("notes", ())),
+            *(
+                ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
+                for alt in row.get("alternatives", ())
+            ),
+            *_found_in(row),
+        ]
+        names += [name for name, _ in after]
+        values += [value for _, value in after]
+        if row.get("ambiguous"):
+            names.insert(0, "ambiguous")
+            values.insert(0, _ambiguity(row))
+    key = tuple(names)
+    labels = _LABELS.get(key)
+    if labels is None:  # the names of a scheme's block, padded once (a listing's share them)
+        width = max(map(len, names))
+        labels = tuple(f"{name:<{width}}  " for name in names)
+        if len(_LABELS) < 1024:
+            _LABELS[key] = labels
+    return "\n".join([label + str(value) for label, value in zip(labels, values, strict=True)])
+
+
+#: The keys of the row of one reading with nothing more to say.
+_PLAIN_ROW = ("input", "scheme", "id", "time", "timestamp_ms", "fields", "forms")
+#: The padded names of the blocks printed so far, by their names.
+_LABELS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def _ambiguity(row: Row) -> str:
@@ -137,6 +153,12 @@ def _found_in(row: Row) -> list[tuple[str, object]]:
 
 def _row(text: str, scheme: str | None) -> dict[str, object]:
     """What ``inspect`` prints for one text: its reading, and where a pasted text held it."""
+    if scheme is None:
+        bare = text.strip()
+        if not (bare.isascii() and bare.isdigit()):  # a number is weighed by read_pasted
+            plain = plain_dict(bare)  # most lines of a listing: one id, nothing to note
+            if plain is not None:
+                return {"input": text, **plain}
     pasted = read_pasted(text, scheme)
     row: dict[str, object] = {"input": text}
     if pasted.ambiguous:

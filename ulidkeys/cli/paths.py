@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ulidkeys.engine.consuming import folder_problem
-from ulidkeys.errors import InvalidValue
+from ulidkeys.errors import InvalidValue, folder_problem
 
 
 class WriteFailed(Exception):

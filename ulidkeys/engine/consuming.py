@@ -18,7 +18,13 @@ from typing import Any, Generic, Protocol, TypeVar
 from ulidkeys.engine.chains import PageSource, Stats
 from ulidkeys.engine.execution import Closing, stream
 from ulidkeys.engine.scheduling import check_workers
-from ulidkeys.errors import CheckpointConflict, InvalidType, InvalidValue, describe
+from ulidkeys.errors import (
+    CheckpointConflict,
+    InvalidType,
+    InvalidValue,
+    describe,
+    folder_problem,
+)
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
@@ -87,17 +93,6 @@ class MemoryStore:
             raise conflict("in memory", f"expected commit #{token}, found #{current}")
         self.checkpoint = checkpoint
         return checkpoint.sequence
-
-
-def folder_problem(folder: Path) -> str | None:
-    """Why no file can be made in ``folder`` (None: one can)."""
-    if not folder.exists():
-        return f"the folder {str(folder)!r} does not exist"
-    if not folder.is_dir():
-        return f"{str(folder)!r} is not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"no permission to make files in {str(folder)!r}"
-    return None
 
 
 class FileStore:

@@ -21,7 +21,6 @@ from ulidkeys.errors import (
     KeyMismatch,
     describe,
     require_bool,
-    require_count,
 )
 from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import (
@@ -47,7 +46,7 @@ from ulidkeys.planning.keyschemas import (
     telling_attrs,
 )
 from ulidkeys.planning.keytext import check_text
-from ulidkeys.planning.layout import MAX_SHARDS
+from ulidkeys.planning.layout import require_shards
 from ulidkeys.planning.partitions import Period
 from ulidkeys.planning.plans import Position, scope_of
 from ulidkeys.planning.templates import KeySchema
@@ -147,10 +146,7 @@ class Entity:
             self.period = None if bucket is None else Period(bucket)  # type: ignore[arg-type]
         except InvalidValue as error:
             raise InvalidKeyTemplate(f"bucket: {error}") from None
-        try:  # as a layout's: every window is queried once per shard
-            self.shards = require_count(shards, "shards", 1, MAX_SHARDS, optional=True)
-        except InvalidValue as error:  # a bad count is a bad template (a bad type stays one)
-            raise InvalidKeyTemplate(f"{error}; shards=None means no {{shard}} part") from None
+        self.shards = require_shards(shards, InvalidKeyTemplate, "no {shard} part")
         self.newest_first_keys = require_bool(newest_first_keys, "newest_first_keys")
         if not self.timed and (self.period is not None or newest_first_keys):
             option = "newest_first_keys=True" if newest_first_keys else f"bucket={bucket!r}"
