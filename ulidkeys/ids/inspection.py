@@ -222,13 +222,15 @@ class _Run:
     with the ones a spelled text's length leaves, told once per length (a listing's lines
     mostly share one): most lines try a few readers, not every one."""
 
-    def __init__(self, spelling: Callable[[str], str | None]) -> None:
-        self.spelling = spelling
+    def __init__(self, reading: Reading) -> None:
+        self.spelling = reading.spelling
+        self.lengths = reading.lengths
         self.entries: list[Registration] = []
-        self._by_length: dict[int, tuple[_Reader, ...]] = {}
+        #: The readers of each spelled length told so far (:meth:`of_length`).
+        self.by_length: dict[int, tuple[_Reader, ...]] = {}
 
     def of_length(self, length: int) -> tuple[_Reader, ...]:
-        found = self._by_length.get(length)
+        found = self.by_length.get(length)
         if found is None:
             found = tuple(
                 (test, entry)
@@ -236,22 +238,41 @@ class _Run:
                 for fits, test in [_left_to_test(entry.scheme, length)]
                 if fits
             )
-            if len(self._by_length) < 256:  # a hostile stream of every length stays bounded
-                self._by_length[length] = found
+            if len(self.by_length) < 256:  # a hostile stream of every length stays bounded
+                self.by_length[length] = found
         return found
+
+    def reads(self, length: int) -> bool:
+        """Whether any of its readers may read a text of ``length`` characters."""
+        if self.lengths is not None:
+            return length in self.lengths
+        return self.spelling is not same_text or bool(self.of_length(length))
 
 
 def _runs() -> tuple[_Run, ...]:
     runs: list[_Run] = []
     for reading, entry in READINGS:
         if not runs or runs[-1].spelling is not reading.spelling:
-            runs.append(_Run(reading.spelling))
+            runs.append(_Run(reading))
+        elif runs[-1].lengths != reading.lengths:
+            raise InvalidValue(f"scheme {entry.name}: one spelling read with other lengths")
         runs[-1].entries.append(entry)
     return tuple(runs)
 
 
+def _runs_for(length: int) -> tuple[_Run, ...]:
+    """The runs that may read a text of ``length`` characters (told once per length)."""
+    found = _RUNS_BY_LENGTH.get(length)
+    if found is None:
+        found = tuple(run for run in _RUNS if run.reads(length))
+        if len(_RUNS_BY_LENGTH) < 256:  # a hostile stream of every length stays bounded
+            _RUNS_BY_LENGTH[length] = found
+    return found
+
+
 #: What :data:`READERS` do, as data: runs of readers of one spelling, in the same order.
 _RUNS: tuple[_Run, ...] = _runs()
+_RUNS_BY_LENGTH: dict[int, tuple[_Run, ...]] = {}
 
 
 def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
@@ -306,7 +327,7 @@ def _decoded_readings(text: str) -> list[_Decoded]:
     # already read not read again (a UUID's text is read as 8-4-4-4-12 and as 32 hex); a
     # listing read line by line pays this loop once per line
     spelled_as: dict[object, str | None] = {same_text: text}
-    for run in _RUNS:
+    for run in _RUNS_BY_LENGTH.get(len(text)) or _runs_for(len(text)):
         spelling = run.spelling
         if spelling in spelled_as:
             spelled = spelled_as[spelling]
@@ -314,7 +335,10 @@ def _decoded_readings(text: str) -> list[_Decoded]:
             spelled = spelled_as[spelling] = spelling(text)
         if spelled is None:
             continue
-        for test, entry in run.of_length(len(spelled)):
+        readers = run.by_length.get(len(spelled))
+        if readers is None:
+            readers = run.of_length(len(spelled))
+        for test, entry in readers:
             if (test is not None and not test(spelled)) or (
                 entry.scheme is not None and entry.name in named
             ):

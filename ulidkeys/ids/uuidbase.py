@@ -82,4 +82,7 @@ def _hex_text(text: str) -> str | None:
 def _uuid_readings(rank: int) -> tuple[Reading, ...]:
     """A UUID version is read dashed (order 40) and as 32 hex (60), the versions in ``rank``
     order within each: v7, v6, v1, v3, v4, v5, nil, max."""
-    return (Reading(40 + rank / 10, _dashed_text), Reading(60 + rank / 10, _hex_text))
+    return (
+        Reading(40 + rank / 10, _dashed_text, frozenset({36})),
+        Reading(60 + rank / 10, _hex_text, frozenset({32})),
+    )
