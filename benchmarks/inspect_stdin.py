@@ -71,7 +71,9 @@ def best(
 
 
 def unpacked(ref: str, folder: Path) -> Path:
-    """The package of git revision ``ref`` of this repository, unpacked into ``folder``."""
+    """The package of git revision ``ref`` of this repository, unpacked into ``folder`` (not
+    the folder the runs start in: ``python -c`` would import it first, whatever the version)."""
+    folder.mkdir()
     archive = subprocess.run(
         ["git", "-C", str(HERE), "archive", ref, "ulidkeys"], check=True, capture_output=True
     ).stdout
@@ -96,7 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         checkouts = [("this checkout", HERE)]
         if args.old_ref:
-            checkouts.append((args.old_ref, unpacked(args.old_ref, Path(folder))))
+            checkouts.append((args.old_ref, unpacked(args.old_ref, Path(folder) / "old")))
         elif args.old:
             checkouts.append(("--old", args.old))
         compared = len(checkouts) > 1

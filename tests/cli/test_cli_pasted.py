@@ -10,20 +10,26 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from idsupport import id_at
 from moto import mock_aws
 
 from ulidkeys.cli import main
 from ulidkeys.cli.output import json_text
 from ulidkeys.dynamodb import Entity
+from ulidkeys.errors import InvalidId
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
+from ulidkeys.ids.inspection import inspect, plain_dict
+from ulidkeys.ids.registry import sortable_samples
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.ulid import ULID
 
@@ -306,6 +312,74 @@ def test_stdin_in_bulk_is_what_one_by_one_prints(
     assert text.count("\nscheme") == 599 and text.count("\n\n") == 599  # blocks, one blank apart
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(ids[:3]) + "\n"))
     assert [row["id"] for row in json.loads(ok(capsys, ["inspect", "-o", "json"]))] == ids[:3]
+
+
+def mixed_lines(count: int, seed: int) -> list[str]:
+    """``count`` lines of what a listing piped to inspect may hold: ids of every registered
+    scheme (upper and lower case, UUIDs dashed, as 32 hex and braced), ids inside S3 keys and
+    URLs, numbers (ambiguous Snowflakes, Unix times, ones too small to be ids), near misses of
+    a ULID's length, junk and text no scheme reads."""
+    rng = random.Random(seed)
+    schemes = [scheme for scheme in sortable_samples() if scheme.name != "ticket"]
+    uuid4 = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    lines = []
+    for _ in range(count):
+        scheme = rng.choice(schemes)
+        text = id_at(scheme, START + rng.randrange(10**9), rng)
+        form = rng.randrange(12)
+        if form == 1:
+            text = text.lower()
+        elif form == 2 and len(text) == 36:
+            text = rng.choice([text.replace("-", ""), f"{{{text}}}", f"urn:uuid:{text}"])
+        elif form == 3:
+            text = rng.choice([f"uploads/{text}.jpg", f"s3://b/logs/dt=2024-05-17/{text}"])
+        elif form == 4:
+            text = rng.choice([text[:-1], text + "Z", "nope", "42", str(rng.getrandbits(64))])
+        elif form == 5:
+            text = rng.choice([str(START // 1000), str(START), uuid4, f"  {text}  "])
+        lines.append(text)
+    return lines
+
+
+@pytest.mark.parametrize("output", ["text", "jsonl", "json"])
+def test_a_large_mixed_stdin_is_what_the_objects_path_prints(
+    output: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bulk path (a row made without the objects for a line that is one id with nothing
+    to note) prints, byte for byte, what the reading objects print for every line of a large
+    mixed listing: the same rows, errors on stderr at the same places, the same exit status."""
+    lines = mixed_lines(3000, seed=42)
+    stdin = "\n".join(lines) + "\n"
+
+    def printed() -> tuple[int, str, str]:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        status = main(["inspect", "-o", output])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    fast = printed()
+    monkeypatch.setattr("ulidkeys.cli.inspect.plain_dict", lambda text: None)
+    assert fast == printed()
+    assert fast[0] == 2 and fast[2].count("\n") > 50 and len(fast[1]) > 100_000
+
+
+def test_plain_rows_are_the_readings_as_dicts() -> None:
+    """``plain_dict`` is ``inspect(text).as_dict()`` wherever it gives a row, and gives none
+    where the reading has more to say (other readings, notes) or there is none."""
+    given = 0
+    for text in mixed_lines(3000, seed=7):
+        try:
+            reading = inspect(text)
+        except InvalidId:
+            assert plain_dict(text) is None
+            continue
+        row = plain_dict(text)
+        if reading.alternatives or reading.notes:
+            assert row is None, text
+        else:
+            assert row == reading.as_dict(), text
+            given += 1
+    assert given > 1500
 
 
 # --- athena, hints from a bucket's root, --scheme of a family ------------------------------

@@ -110,19 +110,22 @@ def _inspection_text(row: Row) -> str:
             names.insert(0, "ambiguous")
             values.insert(0, _ambiguity(row))
     key = tuple(names)
-    labels = _LABELS.get(key)
-    if labels is None:  # the names of a scheme's block, padded once (a listing's share them)
+    template = _TEMPLATES.get(key)
+    if template is None:  # the block of a scheme's names, made once (a listing's share them)
         width = max(map(len, names))
-        labels = tuple(f"{name:<{width}}  " for name in names)
-        if len(_LABELS) < 1024:
-            _LABELS[key] = labels
-    return "\n".join([label + str(value) for label, value in zip(labels, values, strict=True)])
+        padded = (f"{name:<{width}}  " for name in names)
+        template = "\n".join(name.replace("{", "{{").replace("}", "}}") + "{}" for name in padded)
+        if len(_TEMPLATES) < 1024:
+            _TEMPLATES[key] = template
+    return template.format(*values)
+
+
+#: The blocks printed so far (``str.format`` templates), by their names.
+_TEMPLATES: dict[tuple[str, ...], str] = {}
 
 
 #: The keys of the row of one reading with nothing more to say.
 _PLAIN_ROW = ("input", "scheme", "id", "time", "timestamp_ms", "fields", "forms")
-#: The padded names of the blocks printed so far, by their names.
-_LABELS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def _ambiguity(row: Row) -> str:
@@ -156,9 +159,10 @@ def _row(text: str, scheme: str | None) -> dict[str, object]:
     if scheme is None:
         bare = text.strip()
         if not (bare.isascii() and bare.isdigit()):  # a number is weighed by read_pasted
-            plain = plain_dict(bare)  # most lines of a listing: one id, nothing to note
-            if plain is not None:
-                return {"input": text, **plain}
+            row = plain_dict(bare)  # most lines of a listing: one id, nothing to note
+            if row is not None:
+                row["input"] = text  # (where: the JSON is sorted, the text names the keys)
+                return row
     pasted = read_pasted(text, scheme)
     row: dict[str, object] = {"input": text}
     if pasted.ambiguous:

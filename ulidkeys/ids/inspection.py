@@ -383,6 +383,8 @@ _MILLISECONDS = re.compile(r"[1-9][0-9]{12}")
 
 def _timestamp_notes(text: str) -> list[str]:
     """A decimal number that is also a plausible Unix time in seconds or milliseconds."""
+    if not text.isdigit():  # most text read (the patterns below are of digits alone)
+        return []
     if _SECONDS.fullmatch(text):
         return [f"also Unix seconds: {format_ms(int(text) * 1000)}"]
     if _MILLISECONDS.fullmatch(text):

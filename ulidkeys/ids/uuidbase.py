@@ -15,6 +15,8 @@ from ulidkeys.ids.registration import (
 _UUID_TEXT = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
+#: The 15th character of a UUID's text of each version, in either case.
+_VERSION_CHARACTERS = tuple(frozenset({f"{v:x}", f"{v:X}"}) for v in range(16))
 _VARIANT = 0b10 << 62  # RFC 9562 variant bits
 _RAND_B = (1 << 62) - 1  # the 62 bits after the variant
 
@@ -37,7 +39,7 @@ class UuidScheme(IntCodedScheme):
         without building the reason (a scheme with its own rule, nil or max, reads on)."""
         if type(self)._broken_rule is not UuidScheme._broken_rule or len(text) != 36:
             return True
-        return text[14:15].lower() == f"{self.version:x}"
+        return text[14:15] in _VERSION_CHARACTERS[self.version]
 
     def _broken_rule(self, value: int) -> str | None:
         if (value >> 76) & 0xF != self.version:
@@ -58,6 +60,13 @@ class UuidScheme(IntCodedScheme):
     def _encode(self, value: int) -> str:
         h = f"{value:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+    def _canonical(self, text: str, value: int) -> str:
+        """Text this class decodes is 8-4-4-4-12 hex, whose canonical form is its lower case
+        (not encoded again, a listing's every line)."""
+        if type(self)._decode is UuidScheme._decode:
+            return text.lower()
+        return self._encode(value)
 
 
 def uuid_fields(value: int) -> dict[str, Field]:

@@ -137,11 +137,12 @@ class _SpecialUuidScheme(_TimelessUuidScheme):
     def __init__(self, name: str, value: int) -> None:
         self.name = name
         self._value = value
-        self.pattern = re.escape(self._encode(value))
+        self._text = self._encode(value)
+        self.pattern = re.escape(self._text)
 
     def could_read(self, text: str) -> bool:
         """Only its one text (in either case): every other UUID is refused before decoding."""
-        return len(text) != 36 or text.lower() == self._encode(self._value)
+        return len(text) != 36 or text.lower() == self._text
 
     def _broken_rule(self, value: int) -> str | None:
         return None if value == self._value else f"it is not {self._encode(self._value)}"
