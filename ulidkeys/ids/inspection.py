@@ -260,19 +260,29 @@ def _runs() -> tuple[_Run, ...]:
     return tuple(runs)
 
 
-def _runs_for(length: int) -> tuple[_Run, ...]:
-    """The runs that may read a text of ``length`` characters (told once per length)."""
-    found = _RUNS_BY_LENGTH.get(length)
+#: One step of reading a text of a given length: a run, and its readers when the text is read
+#: as it is (None: as the run spells it, so the readers depend on the spelled length).
+_Step = tuple[_Run, "tuple[_Reader, ...] | None"]
+
+
+def _steps_for(length: int) -> tuple[_Step, ...]:
+    """The steps of reading a text of ``length`` characters: the runs that may read it, in
+    :data:`READERS` order (told once per length)."""
+    found = _STEPS.get(length)
     if found is None:
-        found = tuple(run for run in _RUNS if run.reads(length))
-        if len(_RUNS_BY_LENGTH) < 256:  # a hostile stream of every length stays bounded
-            _RUNS_BY_LENGTH[length] = found
+        found = tuple(
+            (run, run.of_length(length) if run.spelling is same_text else None)
+            for run in _RUNS
+            if run.reads(length)
+        )
+        if len(_STEPS) < 256:  # a hostile stream of every length stays bounded
+            _STEPS[length] = found
     return found
 
 
 #: What :data:`READERS` do, as data: runs of readers of one spelling, in the same order.
 _RUNS: tuple[_Run, ...] = _runs()
-_RUNS_BY_LENGTH: dict[int, tuple[_Run, ...]] = {}
+_STEPS: dict[int, tuple[_Step, ...]] = {}
 
 
 def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
@@ -322,25 +332,22 @@ def _decoded_readings(text: str) -> list[_Decoded]:
     """Every reading of ``text`` (stripped) in :data:`READERS` order, one per scheme."""
     found: list[_Decoded] = []
     named: set[str] = set()
-    # READERS, unrolled: each spelling made once (eight UUID readers share one), only the
-    # readers of its length tried, the rest of the length told before any parse, a scheme
-    # already read not read again (a UUID's text is read as 8-4-4-4-12 and as 32 hex); a
-    # listing read line by line pays this loop once per line
-    spelled_as: dict[object, str | None] = {same_text: text}
-    for run in _RUNS_BY_LENGTH.get(len(text)) or _runs_for(len(text)):
-        spelling = run.spelling
-        if spelling in spelled_as:
-            spelled = spelled_as[spelling]
-        else:
-            spelled = spelled_as[spelling] = spelling(text)
-        if spelled is None:
-            continue
-        readers = run.by_length.get(len(spelled))
+    # READERS, unrolled: only the runs that may read a text of its length, each spelling
+    # made once (eight UUID readers share one), only the readers of its length tried, the
+    # rest of the length told before any parse, a scheme already read not read again (a
+    # UUID's text is read as 8-4-4-4-12 and as 32 hex); a listing read line by line pays this
+    # loop once per line
+    for run, readers in _STEPS.get(len(text)) or _steps_for(len(text)):
         if readers is None:
-            readers = run.of_length(len(spelled))
+            spelled = run.spelling(text)
+            if spelled is None:
+                continue
+            readers = run.by_length.get(len(spelled)) or run.of_length(len(spelled))
+        else:
+            spelled = text
         for test, entry in readers:
             if (test is not None and not test(spelled)) or (
-                entry.scheme is not None and entry.name in named
+                found and entry.scheme is not None and entry.name in named
             ):
                 continue
             try:
