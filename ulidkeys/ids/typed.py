@@ -209,10 +209,14 @@ TAGGED_ULIDS: tuple[TaggedUlidScheme, ...] = (ULID_TAG1, ULID_TAG2, ULID_TAG3)
 
 def _typeid_text(text: str) -> str | None:
     """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase; a
-    TypeID never holds '-' (its prefix is letters and '_', its suffix base32), a UUID does."""
-    if "-" in text:
+    TypeID never holds '-' (its prefix is letters and '_', its suffix base32), a UUID does;
+    its suffix is its last 26 characters, and without a prefix the whole of it (a Snowflake's
+    digits are none)."""
+    if "-" in text or len(text) < 26:
         return None
-    return text if "_" in text or text.islower() or text.isdigit() else None
+    if "_" in text:
+        return text
+    return text if len(text) == 26 and (text.islower() or text.isdigit()) else None
 
 
 def _typeid_fields(scheme: object, value: int) -> dict[str, Field]:
