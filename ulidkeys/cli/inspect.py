@@ -159,10 +159,10 @@ def _row(text: str, scheme: str | None) -> dict[str, object]:
     if scheme is None:
         bare = text.strip()
         if not (bare.isascii() and bare.isdigit()):  # a number is weighed by read_pasted
-            row = plain_dict(bare)  # most lines of a listing: one id, nothing to note
-            if row is not None:
-                row["input"] = text  # (where: the JSON is sorted, the text names the keys)
-                return row
+            plain = plain_dict(bare)  # most lines of a listing: one id, nothing to note
+            if plain is not None:
+                plain["input"] = text  # (where: the JSON is sorted, the text names the keys)
+                return plain
     pasted = read_pasted(text, scheme)
     row: dict[str, object] = {"input": text}
     if pasted.ambiguous:
