@@ -148,7 +148,9 @@ def _partition(args: argparse.Namespace) -> int:
 
 def partition_text(found: PartitionSurvey) -> str:
     """The partition survey for people."""
-    lines = [f"{found.location}: {found.keys} items of the main kind" + _calls(found)]
+    # no kind holds an id at a part of its own: the items counted end in one
+    what = "items of the main kind" if found.main is not None else "items that end in an id"
+    lines = [f"{found.location}: {found.keys} {what}" + _calls(found)]
     if found.kinds:
         lines.append("sort keys")
         total = sum(kind.count for kind in found.kinds)
