@@ -34,7 +34,6 @@ from ulidkeys.ids.registry import generator_for, names, scheme_named
 from ulidkeys.planning.counts import bin_starts
 from ulidkeys.planning.shapes import key_time
 from ulidkeys.s3 import KeyLayout, Survey, survey
-from ulidkeys.timeinput import now_ms
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000
@@ -93,15 +92,11 @@ def junk(prefix: str, n: int, rng: random.Random) -> list[str]:
     return [prefix + rng.choice(kinds)() for _ in range(n)]
 
 
-#: No real key is stamped a century ahead: an id time past now + this is an inverted one.
-CENTURY_MS = 100 * 365 * DAY
-
-
-def end_id_times(keys: list[str]) -> list[tuple[bool, int | None]]:
+def end_id_times(keys: list[str], inverted: str | None) -> list[tuple[bool, int | None]]:
     """Brute force: whether each key ends in an id of any registered scheme (the canonical
     text of one as its last part, before any dot), and that id's time (None for ids without
-    one); a scheme most of whose ids read a century ahead holds inverted ids, turned back."""
-    found: list[tuple[str | None, int | None]] = []
+    one), turned back for the ids of scheme ``inverted`` (the direction the survey read)."""
+    found: list[tuple[bool, int | None]] = []
     for key in keys:
         stem = key.rpartition("/")[2].partition(".")[0]
         for name in names():
@@ -112,27 +107,16 @@ def end_id_times(keys: list[str]) -> list[tuple[bool, int | None]]:
             except UlidkeysError:
                 continue
             try:
-                found.append((name, scheme.timestamp_ms(stem)))
+                ms: int | None = scheme.timestamp_ms(stem)
             except UlidkeysError:
-                found.append((name, None))
+                ms = None
+            if ms is not None and name == inverted:
+                ms = inverted_time(scheme, ms)
+            found.append((True, ms))
             break
         else:
-            found.append((None, None))
-    late = now_ms() + CENTURY_MS
-    inverted = {
-        name
-        for name in {name for name, _ in found}
-        if name is not None
-        and 2 * sum(n == name and ms is not None and ms > late for n, ms in found)
-        > sum(n == name and ms is not None for n, ms in found)
-    }
-    return [
-        (
-            name is not None,
-            inverted_time(scheme_named(name), ms) if name in inverted and ms is not None else ms,
-        )
-        for name, ms in found
-    ]
+            found.append((False, None))
+    return found
 
 
 def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budget: int) -> None:
@@ -145,7 +129,8 @@ def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budg
         assert found.exact and found.layout is not None  # suggested only when read whole
     layout = found.layout
     if layout is None:  # the keys counted are the keys that end in an id of any scheme
-        ends = end_id_times(under)
+        shape = found.shape
+        ends = end_id_times(under, shape.scheme if shape and shape.newest_first else None)
         held = sum(holds for holds, _ in ends)
         fitting = [ms for holds, ms in ends if holds and ms is not None]
         count = found.keys

@@ -335,7 +335,7 @@ def id_at_end(key: str, prefer: str | None = None) -> tuple[str, int | None] | N
     """``(scheme, time)`` of the id ``key`` ends in - the canonical text of an id of any
     scheme as the last part of its name (after any ``/``, before any dot), ``prefer``'s
     reading first - else None. The time is the id's as written (None for an id without one):
-    :func:`ids_at_end` turns inverted ones back."""
+    :func:`ids_at_end` turns those of newest-first keys back."""
     stem = key.rpartition("/")[2].partition(".")[0]
     name = prefer if prefer is not None and _is_text_of(prefer, stem) else canonical_scheme(stem)
     if name is None:
@@ -347,36 +347,20 @@ def id_at_end(key: str, prefer: str | None = None) -> tuple[str, int | None] | N
 
 
 def ids_at_end(
-    keys: Sequence[str], prefer: str | None = None, *, turn_back: bool = True
+    keys: Sequence[str], prefer: str | None = None, inverted: str | None = None
 ) -> list[tuple[str, int | None] | None]:
-    """:func:`id_at_end` of each of ``keys`` (the scheme last found tried first); with
-    ``turn_back``, inverted times turned back: a scheme most of whose ids read a century ahead
-    is written newest-first (no real key is stamped a century ahead), as a layout's direction
-    is told."""
+    """:func:`id_at_end` of each of ``keys`` (the scheme last found tried first), the times of
+    the ids of scheme ``inverted`` (newest-first keys) turned back."""
     found: list[tuple[str, int | None] | None] = []
+    turned = None if inverted is None else scheme_named(inverted)
     for key in keys:
         at_end = id_at_end(key, prefer)
-        found.append(at_end)
         if at_end is not None:
             prefer = at_end[0]  # keys of one prefix mostly hold ids of one scheme
-    if not turn_back:
-        return found
-    late = now_ms() + _FUTURE_MS
-    timed: Counter[str] = Counter()
-    ahead: Counter[str] = Counter()
-    for name, ms in filter(None, found):
-        if ms is not None:
-            timed[name] += 1
-            ahead[name] += ms > late
-    turned = {name: scheme_named(name) for name in timed if ahead[name] * 2 > timed[name]}
-    if not turned:
-        return found
-    return [
-        (at[0], inverted_time(turned[at[0]], at[1]))
-        if at is not None and at[1] is not None and at[0] in turned
-        else at
-        for at in found
-    ]
+            if turned is not None and at_end[0] == inverted and at_end[1] is not None:
+                at_end = (at_end[0], inverted_time(turned, at_end[1]))
+        found.append(at_end)
+    return found
 
 
 def unplaced(shape: Shape, keys: Sequence[str]) -> tuple[Shape, list[int | None]]:
@@ -386,7 +370,8 @@ def unplaced(shape: Shape, keys: Sequence[str]) -> tuple[Shape, list[int | None]
     schemes: Counter[str] = Counter()
     junk: list[str] = []
     times: list[int | None] = []
-    for key, at_end in zip(keys, ids_at_end(keys, shape.scheme), strict=True):
+    inverted = shape.scheme if shape.newest_first else None  # as the shape's ids were read
+    for key, at_end in zip(keys, ids_at_end(keys, shape.scheme, inverted), strict=True):
         if at_end is None:
             junk.append(key)
             continue

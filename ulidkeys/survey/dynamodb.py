@@ -182,9 +182,8 @@ def _ids_inside(
     """No kind holds an id at a part of its own: the items whose sort key ends in an id
     (``years/2023/<id>.csv``: of any scheme, its last part) are counted, with their time
     span, and no entity is suggested."""
-    # times as written, as the kinds' are (an entity's keys are read oldest first)
-    tails = [key.rpartition(separator)[2] for key in sort_keys]
-    held = list(filter(None, ids_at_end(tails, turn_back=False)))
+    # times as written, as the kinds' are
+    held = list(filter(None, ids_at_end([key.rpartition(separator)[2] for key in sort_keys])))
     if not held:
         notes.append("no sort key read holds an id of a known scheme")
         return updated(found, stats, notes=tuple(notes))
