@@ -8,19 +8,25 @@ and bucketed partitions; moto checks the adapter end to end.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
+from aiosupport import MODES, Shell, shells
+from consumesim import MINUTE, Clock, Write, writes
+from consumesim import Schedule as ConsumerSchedule
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from test_dynamodb_schemes import InMemoryQueries
 from test_dynamodb_support import create_table
 
+from ulidkeys.aio import AsyncTable
 from ulidkeys.dynamodb import Collection, Entity, Table
 from ulidkeys.engine import threads
 from ulidkeys.engine.chains import Page
+from ulidkeys.engine.consuming import LateArrival, MemoryStore
 from ulidkeys.errors import InvalidCursor, InvalidKeyTemplate, InvalidQuery, KeyMismatch
 from ulidkeys.planning.collection import CollectionItem, KindCall, plan_collection
 from ulidkeys.ulid import ULID
@@ -360,3 +366,105 @@ def test_a_table_bound_to_a_collection_on_moto() -> None:
     assert [g.item["n"] for g in rest] == [6, 5, 4, 3, 2]
     with pytest.raises(InvalidQuery, match="query_window"):
         table.query_args(BASE, BASE + 10, org=ORG)
+
+
+# --- the asyncio twin, and consumers across kinds -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def both() -> Iterator[dict[str, Shell]]:
+    with shells() as made:
+        create_table(made["sync"].sync_clients["dynamodb"], "collections")
+        yield made
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_asyncio_twin_reads_a_collection_as_the_thread_shell(
+    both: dict[str, Shell], mode: str
+) -> None:
+    shell = both[mode]
+    collection, others = make("id first", "sharded")
+    org = f"twin-{mode}"
+    kinds = [*collection.entities.values(), others[0]]
+    items = [
+        {**kinds[n % 4].keys(org=org, id=new_id(BASE + n * 100, n)), "n": n} for n in range(20)
+    ]
+    client = shell.client("dynamodb")
+    for n, kind in enumerate(kinds):  # each through a table of its own kind
+        sync = Table(shell.sync_clients["dynamodb"], kind, table_name="collections")
+        with sync.batch_writer() as writer:
+            for item in items[n::4]:
+                writer.put(item)
+    table: Table | AsyncTable = (
+        AsyncTable(client, collection, table_name="collections")
+        if shell.is_async
+        else Table(client, collection, table_name="collections")
+    )
+    declared = [item for item in items if item["n"] % 4 != 3]
+    first = shell.take(lambda: table.query_window(BASE, BASE + 10_000, limit=7, org=org))
+    assert [got.item["n"] for got in first.items] == [item["n"] for item in declared[:7]]
+    assert all(isinstance(got, CollectionItem) for got in first.items)
+    rest = shell.take(lambda: table.query_window(cursor=first.cursor, org=org))
+    assert [got.item["n"] for got in first.items + rest.items] == [i["n"] for i in declared]
+    assert rest.stats.skipped > 0  # the undeclared kind, between the declared ones
+    newest = shell.take(lambda: table.latest(4, org=org))
+    assert [got.item["n"] for got in newest.items] == [i["n"] for i in declared[::-1][:4]]
+    assert newest.stats.calls == 3  # one chain per shard: the id first, every kind in it
+    # the consumer of either shell, across kinds
+    options: dict[str, Any] = {"since": BASE, "now": lambda: BASE + 60_000, "org": org}
+    if isinstance(table, AsyncTable):
+        twin = table
+
+        async def consume() -> list[Any]:
+            run = await twin.consume(MemoryStore(), **options)
+            return [got.item["n"] async for got in run]
+
+        consumed = shell.loop.run(consume())
+    else:
+        consumed = [got.item["n"] for got in table.consume(MemoryStore(), **options)]
+    assert consumed == [item["n"] for item in declared]
+
+
+POSTS = Entity(pk="Org#{org}#{bucket}", sk="Post#{id}", bucket="hour")
+COMMENTS = Entity(pk="Org#{org}#{bucket}", sk="Comment#{id}", bucket="hour")
+ACTIVITY = Collection(POSTS, COMMENTS, name="activity")
+T0 = 1_715_936_400_000  # 2024-05-17T09:00:00Z
+
+
+def test_consume_delivers_every_kind_exactly_once_with_skew_and_late_ones() -> None:
+    """The entity consumer's simulation (skewed clocks, slow and late writes, a run every
+    minute) over a collection: every item of both kinds once, each run in id-time order."""
+    made = writes(21, T0, T0 + 8 * MINUTE, 400, late_share=0.2, late_delay_ms=85_000)
+    with mock_aws():
+        resource = boto3.resource("dynamodb", region_name="us-east-1")
+        resource.meta.client.create_table(**POSTS.table_definition("app"))
+        table = Table(resource.Table("app"), ACTIVITY)
+
+        def arrive(due: list[Write]) -> None:
+            with table.batch_writer() as writer:
+                for write in due:
+                    kind = POSTS if int(write.id[-1], 36) % 2 else COMMENTS
+                    writer.put(kind.keys(org="acme", id=write.id))
+
+        schedule = ConsumerSchedule(made, arrive, Clock(T0))
+        store = MemoryStore()
+        late: list[LateArrival] = []
+
+        def run() -> list[tuple[str, str]]:
+            consumption = table.consume(
+                store, since=T0 - 10_000, now=schedule.clock, on_late=late.append, org="acme"
+            )
+            got = [(item.fields["id"], item.kind) for item in consumption]
+            consumption.commit()
+            return got
+
+        delivered = schedule.run_every(T0 + MINUTE, T0 + 12 * MINUTE, run)
+        assert sorted(i for i, _kind in delivered) == sorted(w.id for w in made)
+        assert {kind for _i, kind in delivered} == {"Post", "Comment"}
+        assert all(items == sorted(items) for items in schedule.runs)
+        assert late
+        # a crash before commit: the next run gives exactly the same items again
+        schedule.advance_to(T0 + 20 * MINUTE)
+        crashed = [g.item["SK"] for g in table.consume(store, now=schedule.clock, org="acme")]
+        again = [g.item["SK"] for g in table.consume(store, now=schedule.clock, org="acme")]
+        assert crashed == again
