@@ -9,6 +9,7 @@ and bucketed partitions; moto checks the adapter end to end.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -22,8 +23,10 @@ from moto import mock_aws
 from test_dynamodb_schemes import InMemoryQueries
 from test_dynamodb_support import create_table
 
+from ulidkeys import config as ulidkeys_config
 from ulidkeys.aio import AsyncTable
-from ulidkeys.dynamodb import Collection, Entity, Table
+from ulidkeys.cli import main
+from ulidkeys.dynamodb import Collection, Entity, Table, survey
 from ulidkeys.engine import threads
 from ulidkeys.engine.chains import Page
 from ulidkeys.engine.consuming import LateArrival, MemoryStore
@@ -468,3 +471,41 @@ def test_consume_delivers_every_kind_exactly_once_with_skew_and_late_ones() -> N
         crashed = [g.item["SK"] for g in table.consume(store, now=schedule.clock, org="acme")]
         again = [g.item["SK"] for g in table.consume(store, now=schedule.clock, org="acme")]
         assert crashed == again
+
+
+# --- the survey suggests a collection, only from a partition read whole ---------------------
+
+
+def test_the_survey_suggests_a_collection_only_when_the_partition_was_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    collection, _others = make("prefix per kind", "plain")
+    kinds = list(collection.entities.values())
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        create_table(client, "surveyed")
+        resource = boto3.resource("dynamodb", region_name="us-east-1").Table("surveyed")
+        with resource.batch_writer() as writer:
+            for n in range(60):
+                writer.put_item(Item={**kinds[n % 3].key(org=ORG, id=new_id(BASE + n, n)), "n": n})
+            writer.put_item(Item={"PK": f"Org#{ORG}", "SK": "Meta#profile"})
+        whole = survey(client, f"Org#{ORG}", table_name="surveyed")
+        assert whole.exact and whole.collection is not None
+        assert whole.collection.startswith("Collection(Entity('Org#{org}', 'Comment#{id}'")
+        assert "# query with org='acme'" in whole.collection
+        # the config it gives declares every kind and the collection, and reads them all back
+        (tmp_path / "ulidkeys.toml").write_text(whole.config or "")
+        declared = ulidkeys_config.load(tmp_path / "ulidkeys.toml")
+        (named,) = declared.collections.values()
+        got = list(named.table(client).query_window(0, BASE + 1000, org=ORG))
+        assert [int(g.item["n"]) for g in got] == list(range(60))
+        assert sorted(g.kind for g in got[:3]) == ["comment", "like", "post"]
+        assert (
+            main(["survey", "dynamodb://surveyed", "--pk", f"Org#{ORG}", "--region", "us-east-1"])
+            == 0
+        )
+        assert "collection:  Collection(" in capsys.readouterr().out
+        # read in part: kinds not read may exist, so no collection, and a note says why
+        part = survey(client, f"Org#{ORG}", table_name="surveyed", page_items=10, max_calls=5)
+        assert not part.exact and part.collection is None
+        assert any("not read whole" in note for note in part.notes)
