@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import boto3
 import pytest
@@ -220,3 +221,19 @@ def test_the_driver_s_set_up_and_a_refused_call_are_named(
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # none kept from before
     with pytest.raises(ServiceError, match=r"no AWS credentials found on the driver"):
         S3Source(S3)
+
+
+def test_a_collection_named_as_the_entity_is_refused_saying_so(tmp_path: Path) -> None:
+    """The DynamoDB source reads one entity: a collection's name says it is one, not "no
+    [entities.activity]" (which would send the user looking for a missing table)."""
+    from ulidkeys.spark.options import SourceOptions, entity_of
+
+    path = tmp_path / "ulidkeys.toml"
+    path.write_text(
+        '[entities.posts]\ntable = "app"\npk = "Org#{org}"\nsk = "Post#{id}"\n'
+        '[entities.likes]\ntable = "app"\npk = "Org#{org}"\nsk = "Like#{id}"\n'
+        '[collections.activity]\nentities = ["posts", "likes"]\n'
+    )
+    options = SourceOptions({"entity": "activity", "config": str(path)})
+    with pytest.raises(InvalidValue, match=r'option\("entity"\).*is a collection.*posts, likes'):
+        entity_of(options)

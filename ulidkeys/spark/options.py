@@ -301,7 +301,15 @@ def entity_of(options: SourceOptions) -> tuple[str, Entity]:
     named = options.text("entity")
     if named is not None:
         with options.naming("entity", *[n for n in ("config",) if n in options.given]):
-            found = config.load(options.text("config")).entity(named)
+            declared = config.load(options.text("config"))
+            if named in declared.collections:
+                kinds = ", ".join(declared.collection(named).settings["entities"])
+                raise InvalidValue(
+                    f'option("entity")={named!r} is a collection; the DynamoDB source reads '
+                    f"one entity: read each kind ({kinds}) with its own entity=, or query the "
+                    "collection with ulidkeys.dynamodb.Table"
+                )
+            found = declared.entity(named)
         return options.text("table", found.table_name) or found.table_name, found.entity
     table = options.required("table", "the DynamoDB table (or entity=, a name in ulidkeys.toml)")
     pk = options.required("pk", "the partition key template, e.g. Org#{org}")
