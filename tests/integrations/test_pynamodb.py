@@ -192,5 +192,5 @@ def test_a_collection_or_several_models_are_refused_saying_what_reads_them() -> 
         Entity(pk="Org#{org}", sk="Post#{id}"), Entity(pk="Org#{org}", sk="Like#{id}")
     )
     for given_model in (activity, (Post, Post)):
-        with pytest.raises(InvalidType, match="one PynamoDB model.*Collection"):
+        with pytest.raises(InvalidType, match=r"one PynamoDB model.*Collection"):
             query_window(given_model, "Org#acme")  # type: ignore[arg-type]
