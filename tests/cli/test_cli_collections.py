@@ -13,7 +13,7 @@ from moto import mock_aws
 
 from ulidkeys import config
 from ulidkeys.cli import main
-from ulidkeys.dynamodb import Collection
+from ulidkeys.dynamodb import Collection, Entity
 from ulidkeys.errors import InvalidConfig
 from ulidkeys.ulid import ULID
 
@@ -137,3 +137,23 @@ def test_config_and_completion_name_the_collection(
     } in rows
     assert main(["completion", "--names", "entities", "--config", str(declared)]) == 0
     assert "activity" in capsys.readouterr().out.split()
+
+
+def test_several_sk_templates_are_read_as_a_collection(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["query", "--pk", "Org#{org}", "--sk", "Post#{id}", "--sk", "{id}#Like"]
+    argv += ["--field", "org=acme", *WINDOW]
+    assert main([*argv, "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "[kinds: Like]" in out and "[kinds: Post]" in out
+    refused(capsys, [*argv, "--index", "GSI1", "--explain"], "--index")
+    refused(capsys, ["query", "--sk", "Post#{id}", "--sk", "Like#{id}", "--explain"], "--pk")
+    post, like = Entity(pk="Org#{org}", sk="Post#{id}"), Entity(pk="Org#{org}", sk="{id}#Like")
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(**post.table_definition("app"))  # type: ignore[arg-type]
+        for n in range(4):
+            keys = (post, like)[n % 2].keys(org="acme", id=ULID.new(at=T0 + n * 1000))
+            client.put_item(TableName="app", Item={k: {"S": v} for k, v in keys.items()})
+        assert main([*argv, "--table", "app", "--region", "us-east-1", "-o", "text"]) == 0
+        kinds = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+        assert kinds == ["Post", "Like", "Post", "Like"]

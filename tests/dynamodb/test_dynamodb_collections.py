@@ -363,6 +363,11 @@ def test_a_table_bound_to_a_collection_on_moto() -> None:
     assert got[0].fields == {"org": ORG, "id": new_id(BASE, 0)}
     # the undeclared Event kind sorts between Comment and Like: no chain's range holds it
     assert (found.stats.read, found.stats.skipped, found.stats.calls) == (12, 0, 3)
+    # after= takes an item the query gave, as it gave it
+    resumed = table.query_window(BASE, BASE + 60_000, after=got[4], org=ORG)
+    assert [g.item["n"] for g in resumed] == list(range(5, 12))
+    with pytest.raises(InvalidQuery, match="org='acme'"):
+        table.query_window(BASE, BASE + 60_000, after=got[4], org="other")
     newest = table.latest(5, org=ORG)
     assert [g.item["n"] for g in newest] == [11, 10, 9, 8, 7]
     rest = table.latest(5, cursor=newest.cursor, org=ORG)

@@ -5,6 +5,7 @@ kind column) in a window, the newest, or what is new since a checkpoint.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -58,7 +59,12 @@ def register(command: Command) -> None:
         "--table", help="table name (required unless --explain or the config names it)"
     )
     query.add_argument("--pk", help="partition key template, e.g. 'Org#{org}'")
-    query.add_argument("--sk", help="sort key template, e.g. 'Post#{id}'")
+    query.add_argument(
+        "--sk",
+        action="append",
+        help="sort key template, e.g. 'Post#{id}'; given again ('Comment#{id}'), the kinds are "
+        "read together as a collection, with a kind column",
+    )
     query.add_argument(
         "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
     )
@@ -111,6 +117,15 @@ def _query_entity(args: argparse.Namespace) -> Entity | Collection:
     resolved table and attribute names); or a collection named in the config file
     (``query activity``: every kind of the partition, with a kind column)."""
     settings: Mapping[str, Any] = {}
+    templates: list[str] = args.sk or []
+    args.sk = templates[0] if templates else None
+    if len(templates) > 1:
+        if args.name is not None:
+            raise InvalidValue(
+                f"several --sk make a collection of their own; they do not go with {args.name} "
+                "(declare [collections.NAME] in the config file instead)"
+            )
+        return _collection_of_templates(args, templates)
     if args.name is not None:
         declared = config.load(args.config)
         if args.name in declared.collections:
@@ -145,6 +160,36 @@ def _query_entity(args: argparse.Namespace) -> Entity | Collection:
         id_field=settings.get("id_field", "id"),
         newest_first_keys=settings.get("newest_first_keys", False),
         gsi=indexes(settings),
+    )
+
+
+def _collection_of_templates(args: argparse.Namespace, templates: list[str]) -> Collection:
+    """The collection of ``--pk`` and several ``--sk``: one kind each, named by the literal text
+    of its template (``Post#{id}`` is ``Post``), or by the template when two would share it."""
+    if args.pk is None:
+        raise InvalidValue("several --sk need --pk, the partition key template they share")
+    if args.index is not None:
+        raise InvalidValue("--index does not go with several --sk: a collection reads the table")
+    names = [re.sub(r"\{[^}]*\}", "", sk).strip("#") or sk for sk in templates]
+    if len(set(names)) < len(names):
+        names = list(templates)
+    args.table = given(args.table, None, None)
+    args.pk_attr = given(args.pk_attr, None, "PK")
+    args.sk_attr = given(args.sk_attr, None, "SK")
+    return Collection(
+        *(
+            Entity(
+                pk=args.pk,
+                sk=sk,
+                name=name,
+                pk_attr=args.pk_attr,
+                sk_attr=args.sk_attr,
+                bucket=args.bucket,
+                shards=args.shards or None,
+                scheme=scheme_named(args.scheme or "ulid"),
+            )
+            for sk, name in zip(templates, names, strict=True)
+        )
     )
 
 

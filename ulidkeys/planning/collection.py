@@ -256,7 +256,10 @@ class Collection:
         return out
 
     def position_of(self, after: object) -> Position:
-        """Where ``after=`` (an item or key of any kind, or an id) stands in a query."""
+        """Where ``after=`` (an item or key of any kind, a :class:`CollectionItem`, or an id)
+        stands in a query."""
+        if isinstance(after, CollectionItem):
+            after = after.item
         if isinstance(after, Mapping):
             entity = self.entity_of(after)
             return entity.position_of(after, entity.table)
@@ -370,6 +373,8 @@ def plan_collection(
             )
     elif after is not None:
         position = collection.position_of(after)
+        if isinstance(after, CollectionItem):
+            after = after.item
         if isinstance(after, Mapping):
             check_after_fields(collection.entity_of(after), after, values)
         if newest_first and position[1] == PAST_ALL_KEYS:
