@@ -4,6 +4,7 @@ partition in id-time order with a kind column, ``--explain``, cursors; the confi
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import boto3
@@ -157,3 +158,25 @@ def test_several_sk_templates_are_read_as_a_collection(capsys: pytest.CaptureFix
         assert main([*argv, "--table", "app", "--region", "us-east-1", "-o", "text"]) == 0
         kinds = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
         assert kinds == ["Post", "Like", "Post", "Like"]
+
+
+def test_a_collection_checkpoint_prints_every_new_item_of_every_kind_once(
+    declared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = config.load(declared).collection("activity")
+    kinds = list(named.collection.entities.values())
+    now = int(time.time() * 1000)
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(**kinds[0].table_definition("app"))  # type: ignore[arg-type]
+        table = named.table(client)
+        for n in range(3):
+            table.put_new(kinds[n].keys(org="acme", id=ULID.new(at=now - (5 - n) * 60_000)))
+        argv = ["query", "activity", "--config", str(declared), "--field", "org=acme"]
+        argv += ["--since", str(now - 3_600_000), "--region", "us-east-1"]
+        argv += ["--checkpoint", str(tmp_path / "cp.json")]
+        assert main(argv) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [row["kind"] for row in rows] == ["posts", "comments", "likes"]
+        assert main(argv) == 0
+        assert capsys.readouterr().out == ""

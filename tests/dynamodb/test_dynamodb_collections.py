@@ -167,7 +167,7 @@ def listed(results: Any) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("partition", list(PARTITIONS))
 @pytest.mark.parametrize("design", list(DESIGNS))
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_windows_of_a_collection_equal_brute_force(
     design: str, partition: str, data: st.DataObject
