@@ -8,6 +8,7 @@ and bucketed partitions; moto checks the adapter end to end.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -167,7 +168,7 @@ def listed(results: Any) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("partition", list(PARTITIONS))
 @pytest.mark.parametrize("design", list(DESIGNS))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_windows_of_a_collection_equal_brute_force(
     design: str, partition: str, data: st.DataObject
@@ -329,9 +330,12 @@ def test_cursors_of_another_listing_and_indexes_are_refused() -> None:
         post.plan_window(cursor=mine.cursor, org=ORG)
 
 
-def test_plans_explain_their_chains() -> None:
+def test_plans_explain_their_chains_and_pickle_whole() -> None:
+    """What ``--explain`` prints, and a plan sent to a worker (Dask, Spark) comes back equal."""
     collection, _ = make("shared and nested", "plain")
-    text = plan_collection(collection, BASE, BASE + 10, fields={"org": ORG}).explain()
+    plan = plan_collection(collection, BASE, BASE + 10, fields={"org": ORG})
+    assert pickle.loads(pickle.dumps(plan)) == plan
+    text = plan.explain()
     assert "4 call chain(s)" in text
     assert "[kinds: Post, Translation]" in text
     assert "[kinds: Note]" in text

@@ -19,6 +19,7 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
 from ulidkeys import ULID
+from ulidkeys.dynamodb import Collection, Entity
 from ulidkeys.errors import (
     InvalidCursor,
     InvalidKeyTemplate,
@@ -186,8 +187,6 @@ def test_limit_and_cursor_resume_without_loss_or_repeats(newest_first: bool) -> 
 
 
 def test_a_collection_or_several_models_are_refused_saying_what_reads_them() -> None:
-    from ulidkeys.dynamodb import Collection, Entity
-
     activity = Collection(
         Entity(pk="Org#{org}", sk="Post#{id}"), Entity(pk="Org#{org}", sk="Like#{id}")
     )

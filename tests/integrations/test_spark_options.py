@@ -27,6 +27,7 @@ from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError
 from ulidkeys.spark import read_stream
 from ulidkeys.spark.cells import decimal_cell, is_float
 from ulidkeys.spark.dynamodb import DynamoDBSource
+from ulidkeys.spark.options import SourceOptions, entity_of
 from ulidkeys.spark.s3 import S3Source
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
@@ -226,8 +227,6 @@ def test_the_driver_s_set_up_and_a_refused_call_are_named(
 def test_a_collection_named_as_the_entity_is_refused_saying_so(tmp_path: Path) -> None:
     """The DynamoDB source reads one entity: a collection's name says it is one, not "no
     [entities.activity]" (which would send the user looking for a missing table)."""
-    from ulidkeys.spark.options import SourceOptions, entity_of
-
     path = tmp_path / "ulidkeys.toml"
     path.write_text(
         '[entities.posts]\ntable = "app"\npk = "Org#{org}"\nsk = "Post#{id}"\n'
