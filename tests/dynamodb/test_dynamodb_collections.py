@@ -31,7 +31,13 @@ from ulidkeys.dynamodb import Collection, Entity, Table, survey
 from ulidkeys.engine import threads
 from ulidkeys.engine.chains import Page
 from ulidkeys.engine.consuming import LateArrival, MemoryStore
-from ulidkeys.errors import InvalidCursor, InvalidKeyTemplate, InvalidQuery, KeyMismatch
+from ulidkeys.errors import (
+    InvalidCheckpoint,
+    InvalidCursor,
+    InvalidKeyTemplate,
+    InvalidQuery,
+    KeyMismatch,
+)
 from ulidkeys.planning.collection import CollectionItem, KindCall, plan_collection
 from ulidkeys.ulid import ULID
 
@@ -518,3 +524,20 @@ def test_the_survey_suggests_a_collection_only_when_the_partition_was_read_whole
         part = survey(client, f"Org#{ORG}", table_name="surveyed", page_items=10, max_calls=5)
         assert not part.exact and part.collection is None
         assert any("not read whole" in note for note in part.notes)
+
+
+def test_a_checkpoint_belongs_to_its_set_of_kinds() -> None:
+    """A consumer of posts and comments cannot go on from a checkpoint with likes added: the
+    likes before the watermark would never be delivered."""
+    likes = Entity(pk="Org#{org}#{bucket}", sk="Like#{id}", bucket="hour")
+    with mock_aws():
+        resource = boto3.resource("dynamodb", region_name="us-east-1")
+        resource.meta.client.create_table(**POSTS.table_definition("app"))
+        store = MemoryStore()
+        options: dict[str, Any] = {"since": T0, "now": lambda: T0 + 60_000, "org": "acme"}
+        run = Table(resource.Table("app"), ACTIVITY).consume(store, **options)
+        list(run)
+        run.commit()
+        wider = Table(resource.Table("app"), Collection(POSTS, COMMENTS, likes))
+        with pytest.raises(InvalidCheckpoint):
+            wider.consume(store, **options)
