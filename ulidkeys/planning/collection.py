@@ -492,8 +492,12 @@ class CollectionQuery:
         return replace(call, lo=lo, hi=hi, span=(lo_ms, hi_ms), owns=(lo_id, hi_id))
 
     def trim_call(self, call: KindCall, below_id: str) -> KindCall:
-        """The call ending below the id ``below_id``."""
-        return replace(call, hi=min(call.hi, call.prefix + below_id))
+        """The call itself: a chain cut in time slices is ended by the executor, at its first
+        item past the cut. Narrowing its ``BETWEEN`` could put the key it continues from
+        (``ExclusiveStartKey``: the last key of its last page, or of a page in flight) past the
+        new end - a key of an undeclared kind, whose time the cut was not placed after - which
+        DynamoDB refuses as a starting key outside the query's bounds."""
+        return call
 
     def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[QueryCall]:
         """The same query over another window (a slice of this one)."""
