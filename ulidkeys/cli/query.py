@@ -173,7 +173,6 @@ def _collection_of_templates(args: argparse.Namespace, templates: list[str]) -> 
     names = [re.sub(r"\{[^}]*\}", "", sk).strip("#") or sk for sk in templates]
     if len(set(names)) < len(names):
         names = list(templates)
-    args.table = given(args.table, None, None)
     args.pk_attr = given(args.pk_attr, None, "PK")
     args.sk_attr = given(args.sk_attr, None, "SK")
     return Collection(
