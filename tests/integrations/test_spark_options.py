@@ -22,7 +22,7 @@ pytest.importorskip("numpy")  # pyspark's own dependency: float32's shortest tex
 import numpy
 from pyspark.sql.types import DecimalType
 
-from ulidkeys.dynamodb import Entity
+from ulidkeys.dynamodb import Collection, Entity
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError
 from ulidkeys.spark import read_stream
 from ulidkeys.spark.cells import decimal_cell, is_float
@@ -224,15 +224,15 @@ def test_the_driver_s_set_up_and_a_refused_call_are_named(
         S3Source(S3)
 
 
-def test_a_collection_named_as_the_entity_is_refused_saying_so(tmp_path: Path) -> None:
-    """The DynamoDB source reads one entity: a collection's name says it is one, not "no
-    [entities.activity]" (which would send the user looking for a missing table)."""
+def test_a_collection_named_as_the_entity_is_its_collection(tmp_path: Path) -> None:
+    """option("entity") names an entity or a collection of the config file; a collection
+    reads its kinds together (tests/integrations/test_spark.py reads one)."""
     path = tmp_path / "ulidkeys.toml"
     path.write_text(
         '[entities.posts]\ntable = "app"\npk = "Org#{org}"\nsk = "Post#{id}"\n'
         '[entities.likes]\ntable = "app"\npk = "Org#{org}"\nsk = "Like#{id}"\n'
         '[collections.activity]\nentities = ["posts", "likes"]\n'
     )
-    options = SourceOptions({"entity": "activity", "config": str(path)})
-    with pytest.raises(InvalidValue, match=r'option\("entity"\).*is a collection.*posts, likes'):
-        entity_of(options)
+    table, found = entity_of(SourceOptions({"entity": "activity", "config": str(path)}))
+    assert table == "app" and isinstance(found, Collection)
+    assert found.kinds == ("posts", "likes")

@@ -102,6 +102,42 @@ class QuerySource:
         return Page(entries, response.get("LastEvaluatedKey"), read)
 
 
+def plan_of(
+    entity: Entity | Collection,
+    start_ms: int,
+    end_ms: int,
+    *,
+    newest_first: bool = False,
+    limit: int | None = None,
+    index: str | None = None,
+    cursor: str | None = None,
+    fields: Mapping[str, object],
+) -> Plan[QueryCall]:
+    """The plan of ``[start_ms, end_ms)`` for an entity or a collection (which refuses an
+    index): what a table bound to either runs."""
+    if isinstance(entity, Collection):
+        entity.refuse_index(index)
+        return plan_collection(
+            entity,
+            start_ms,
+            end_ms,
+            newest_first=newest_first,
+            limit=limit,
+            cursor=cursor,
+            fields=fields,
+        )
+    return plan_query(
+        entity,
+        start_ms,
+        end_ms,
+        newest_first=newest_first,
+        limit=limit,
+        index=index,
+        cursor=cursor,
+        fields=fields,
+    )
+
+
 class CollectionSource(QuerySource):
     """The pages of a collection's queries: each key read once for its kind, id and time
     (:meth:`~ulidkeys.planning.collection.Collection.read_entries`), each item of a declared
@@ -294,20 +330,8 @@ class TableReads(Generic[ResultsT]):
         fields: Mapping[str, object],
     ) -> Plan[QueryCall]:
         """The plan of ``[start_ms, end_ms)`` for the entity, or for the collection."""
-        entity = self.entity
-        if isinstance(entity, Collection):
-            entity.refuse_index(index)
-            return plan_collection(
-                entity,
-                start_ms,
-                end_ms,
-                newest_first=newest_first,
-                limit=limit,
-                cursor=cursor,
-                fields=fields,
-            )
-        return plan_query(
-            entity,
+        return plan_of(
+            self.entity,
             start_ms,
             end_ms,
             newest_first=newest_first,
