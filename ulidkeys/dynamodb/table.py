@@ -267,7 +267,8 @@ class TableReads(Generic[ResultsT]):
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
         require_slice(piece)  # its window is read before the plan checks it
-        whole = self.plan(
+        whole = plan_of(
+            self.entity,
             piece.window_start_ms,
             piece.window_end_ms,
             newest_first=newest_first,
@@ -314,28 +315,12 @@ class TableReads(Generic[ResultsT]):
                 "query knows which buckets to visit"
             )
         start, end = resolve_window(since, until, cursor)
-        return self.plan(
-            start, end, newest_first=True, limit=n, index=index, cursor=cursor, fields=fields
-        )
-
-    def plan(
-        self,
-        start_ms: int,
-        end_ms: int,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        cursor: str | None = None,
-        fields: Mapping[str, object],
-    ) -> Plan[QueryCall]:
-        """The plan of ``[start_ms, end_ms)`` for the entity, or for the collection."""
         return plan_of(
             self.entity,
-            start_ms,
-            end_ms,
-            newest_first=newest_first,
-            limit=limit,
+            start,
+            end,
+            newest_first=True,
+            limit=n,
             index=index,
             cursor=cursor,
             fields=fields,
@@ -416,7 +401,7 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
 
         def plan_for(start: int, end: int, _expected: tuple[int, float] | None) -> Plan[QueryCall]:
             # Query ends at its BETWEEN bound: no page size is needed to keep later items out.
-            return self.plan(start, end, index=index, fields=listing)
+            return plan_of(self.entity, start, end, index=index, fields=listing)
 
         return Listing(plan_for, self.source(page_size), self.entity.scheme, repr(self))
 
