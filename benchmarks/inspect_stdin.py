@@ -1,11 +1,14 @@
-"""``ulidkeys inspect`` reading a listing from stdin: ids per second of this checkout's CLI, and
-of another checkout's side by side (``--old PATH``, e.g. the commit before the fast path), each
-a fresh ``python`` process reading the same file of ids into /dev/null. Best of N, by the
-child processes' CPU time (on a shared machine the wall time says more about the neighbours)
-and their wall time. Not a timed test.
+"""``ulidkeys inspect`` reading a listing from stdin: microseconds of CPU an id of this
+checkout's CLI, and of another version's side by side - ``--old-ref REF`` (a git revision of
+this repository, e.g. ``main``, unpacked with ``git archive`` into a temporary folder) or
+``--old PATH`` (a checkout) - each a fresh ``python`` process reading the same file of ids
+into /dev/null, the versions taking turns. Best of N, by the child processes' CPU time (on a
+shared machine the wall time says more about the neighbours). ``us/id`` is the whole run's
+CPU over the ids; ``marginal`` leaves out the start (the CPU of the same command on no input,
+measured the same way): what one more id costs. Not a timed test.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/inspect_stdin.py [--count 100000]
-        [--repeat 3] [--old /path/to/an/older/checkout]
+        [--repeat 3] [--old-ref main | --old /path/to/an/older/checkout]
 """
 
 from __future__ import annotations
@@ -67,11 +70,24 @@ def best(
     return [(min(c for c, _ in done), min(w for _, w in done)) for done in runs]
 
 
+def unpacked(ref: str, folder: Path) -> Path:
+    """The package of git revision ``ref`` of this repository, unpacked into ``folder`` (not
+    the folder the runs start in: ``python -c`` would import it first, whatever the version)."""
+    folder.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(HERE), "archive", ref, "ulidkeys"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--old", type=Path, default=None, help="another checkout to compare")
+    old = parser.add_mutually_exclusive_group()
+    old.add_argument("--old", type=Path, default=None, help="another checkout to compare")
+    old.add_argument("--old-ref", default=None, help="a git revision to compare (e.g. main)")
     args = parser.parse_args()
     cases = [
         ("ulid", []),
@@ -79,25 +95,37 @@ def main() -> None:
         ("uuid7", []),
         ("twitter-snowflake", []),
     ]
-    checkouts = [("this checkout", HERE)] + ([("--old", args.old)] if args.old else [])
-    print(f"ulidkeys inspect < {args.count:,} ids > /dev/null, best of {args.repeat}")
-    header = "| ids | output |" + "".join(
-        f" {name} ids/s (CPU) | {name} CPU s | {name} wall s |" for name, _ in checkouts
-    )
-    print(header + (" speed-up (CPU) |" if args.old else ""))
-    print("|" + "---|" * (header.count("|") - 1 + (1 if args.old else 0)))
     with tempfile.TemporaryDirectory() as folder:
+        checkouts = [("this checkout", HERE)]
+        if args.old_ref:
+            checkouts.append((args.old_ref, unpacked(args.old_ref, Path(folder) / "old")))
+        elif args.old:
+            checkouts.append(("--old", args.old))
+        compared = len(checkouts) > 1
+        print(f"ulidkeys inspect < {args.count:,} ids > /dev/null, best of {args.repeat}")
+        header = "| ids | output |" + "".join(
+            f" {name} us/id (CPU) | {name} marginal us/id | {name} wall s |"
+            for name, _ in checkouts
+        )
+        print(header + (" speed-up (us/id, marginal) |" if compared else ""))
+        print("|" + "---|" * (header.count("|") - 1 + compared))
+        empty = Path(folder) / "empty.txt"
+        empty.write_text("")
+        starts = [cpu for cpu, _ in best([c for _, c in checkouts], empty, [], args.repeat)]
         for scheme, argv in cases:
             path = Path(folder) / f"{scheme}.txt"
             if not path.exists():
                 path.write_text("".join(f"{line}\n" for line in ids(scheme, args.count)))
             row = f"| {scheme} | {' '.join(argv) or 'text'} |"
-            cpus = []
-            for cpu, wall in best([c for _, c in checkouts], path, argv, args.repeat):
-                cpus.append(cpu)
-                row += f" {args.count / cpu:,.0f} | {cpu:.2f} | {wall:.2f} |"
-            if args.old:
-                row += f" {cpus[1] / cpus[0]:.1f}x |"
+            per_id, marginal = [], []
+            for (cpu, wall), start in zip(
+                best([c for _, c in checkouts], path, argv, args.repeat), starts, strict=True
+            ):
+                per_id.append(cpu / args.count * 1e6)
+                marginal.append(max(0.0, cpu - start) / args.count * 1e6)
+                row += f" {per_id[-1]:.1f} | {marginal[-1]:.1f} | {wall:.2f} |"
+            if compared:
+                row += f" {per_id[1] / per_id[0]:.1f}x, {marginal[1] / marginal[0]:.1f}x |"
             print(row, flush=True)
 
 

@@ -24,6 +24,9 @@ offending input and the rule it broke. What it offers, by whose fault it is:
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 # Every exception (and the one warning) is public: code catches them. The helpers below the
 # classes (require_int, describe, ...) are the package's own.
 __all__ = [
@@ -154,6 +157,18 @@ def require_count(
         bound = f"{minimum} .. {maximum}" if maximum is not None else f">= {minimum}"
         raise InvalidValue(f"{name}={describe(number)} is out of range: it must be {bound}")
     return number
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (None: one can): what a local file the library
+    or the CLI will write (a checkpoint, a manifest) is checked for before any work."""
+    if not folder.exists():
+        return f"the folder {str(folder)!r} does not exist"
+    if not folder.is_dir():
+        return f"{str(folder)!r} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"no permission to make files in {str(folder)!r}"
+    return None
 
 
 def aws_error(error: BaseException) -> tuple[str | None, int | None]:

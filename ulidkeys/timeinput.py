@@ -314,4 +314,21 @@ def format_ms(ms: int) -> str:
     """ISO-8601 text of an epoch millisecond, e.g. ``2024-05-17T09:00:00.000Z``."""
     if not 0 <= ms <= MAX_DATETIME_MS:
         return f"{ms} ms" if ms.bit_length() <= 256 else describe(ms)
-    return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    # what isoformat(timespec="milliseconds") writes, without a datetime: an id listing
+    # formats one time a line, mostly of a few days
+    day, ms_of_day = divmod(ms, _DAY_MS)
+    day_text = _DAY_TEXTS.get(day)
+    if day_text is None:
+        day_text = date.fromordinal(_EPOCH_ORDINAL + day).isoformat() + "T"
+        if len(_DAY_TEXTS) < 4096:
+            _DAY_TEXTS[day] = day_text
+    minute, ms_of_minute = divmod(ms_of_day, 60_000)
+    second, milli = divmod(ms_of_minute, 1000)
+    return f"{day_text}{_MINUTE_TEXTS[minute]}:{second:02d}.{milli:03d}Z"
+
+
+_DAY_MS = 86_400_000
+#: ``YYYY-MM-DDT`` of the days formatted so far, by day since the epoch.
+_DAY_TEXTS: dict[int, str] = {}
+#: ``HH:MM`` of each minute of a day.
+_MINUTE_TEXTS = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(1440))

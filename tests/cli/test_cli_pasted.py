@@ -10,20 +10,26 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from idsupport import id_at
 from moto import mock_aws
 
 from ulidkeys.cli import main
 from ulidkeys.cli.output import json_text
 from ulidkeys.dynamodb import Entity
+from ulidkeys.errors import InvalidId
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
+from ulidkeys.ids.inspection import inspect, plain_dict
+from ulidkeys.ids.registry import sortable_samples
 from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.ulid import ULID
@@ -177,6 +183,50 @@ def test_braced_and_urn_uuids(capsys: pytest.CaptureFixture[str]) -> None:
         assert "layout" not in shown  # no key: nothing to list
 
 
+@pytest.mark.parametrize(
+    ("scheme", "pasted", "key", "id_text"),
+    [
+        ("ulid", f"uploads/{ID}.jpg", f"uploads/{ID}.jpg", ID),
+        ("ulid", f"s3://photos/uploads/{ID}.jpg", f"uploads/{ID}.jpg", ID),
+        ("uuid7", f"{{{UUID7.min_for(START)}}}", UUID7.min_for(START), UUID7.min_for(START)),
+        (
+            "twitter-snowflake",
+            f"tweets/{TWITTER_SNOWFLAKE.min_for(START)}.json",
+            f"tweets/{TWITTER_SNOWFLAKE.min_for(START)}.json",
+            TWITTER_SNOWFLAKE.min_for(START),
+        ),
+    ],
+)
+def test_inspect_with_a_scheme_finds_the_id_in_a_pasted_key(
+    scheme: str, pasted: str, key: str, id_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--scheme X uploads/ID.jpg`` reads the id inside, as inspect without --scheme does
+    (it refused the whole key: "expected 26 characters, got 38")."""
+    shown = fields(ok(capsys, ["inspect", "--scheme", scheme, pasted]))
+    assert shown["scheme"] == scheme and shown["id"] == id_text
+    found = json.loads(ok(capsys, ["inspect", "--json", "--scheme", scheme, pasted]))
+    assert found["input"] == pasted and found["id"] == id_text
+    if key != id_text:
+        assert found["found_in"]["key"] == key
+        assert key[found["found_in"]["start"] : found["found_in"]["end"]] == id_text
+    alone = json.loads(ok(capsys, ["inspect", "--json", "--scheme", scheme, id_text]))
+    assert {k: v for k, v in found.items() if k not in ("input", "found_in")} == {
+        k: v for k, v in alone.items() if k != "input"
+    }
+
+
+def test_a_braced_uuid_of_the_wrong_version_says_what_is_wrong_inside(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not "it has 38 characters": the UUID inside the braces has version 0."""
+    wrong = "01890a5d-ac96-0c4c-8e9e-1a2b3c4d5e6f"
+    for argv in (["inspect", f"{{{wrong}}}"], ["inspect", "--scheme", "uuid7", f"{{{wrong}}}"]):
+        err = refused(capsys, argv, "inside the braces", "the version nibble is 0, not 7")
+        assert "38 characters" not in err and "expected 36 characters" not in err
+    err = refused(capsys, ["inspect", f"urn:uuid:{wrong}"], "after urn:uuid:", "nibble is 0")
+    assert "45 characters" not in err
+
+
 def test_text_with_no_id_still_gives_the_reasons(capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, ["inspect", "uploads/photo.jpg"], "no id of any supported scheme")
     refused(capsys, ["inspect", "dt=2024-05-17/hr=09/readme.txt"], "no id")  # no date as an id
@@ -278,6 +328,74 @@ def test_stdin_in_bulk_is_what_one_by_one_prints(
     assert text.count("\nscheme") == 599 and text.count("\n\n") == 599  # blocks, one blank apart
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(ids[:3]) + "\n"))
     assert [row["id"] for row in json.loads(ok(capsys, ["inspect", "-o", "json"]))] == ids[:3]
+
+
+def mixed_lines(count: int, seed: int) -> list[str]:
+    """``count`` lines of what a listing piped to inspect may hold: ids of every registered
+    scheme (upper and lower case, UUIDs dashed, as 32 hex and braced), ids inside S3 keys and
+    URLs, numbers (ambiguous Snowflakes, Unix times, ones too small to be ids), near misses of
+    a ULID's length, junk and text no scheme reads."""
+    rng = random.Random(seed)
+    schemes = [scheme for scheme in sortable_samples() if scheme.name != "ticket"]
+    uuid4 = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    lines = []
+    for _ in range(count):
+        scheme = rng.choice(schemes)
+        text = id_at(scheme, START + rng.randrange(10**9), rng)
+        form = rng.randrange(12)
+        if form == 1:
+            text = text.lower()
+        elif form == 2 and len(text) == 36:
+            text = rng.choice([text.replace("-", ""), f"{{{text}}}", f"urn:uuid:{text}"])
+        elif form == 3:
+            text = rng.choice([f"uploads/{text}.jpg", f"s3://b/logs/dt=2024-05-17/{text}"])
+        elif form == 4:
+            text = rng.choice([text[:-1], text + "Z", "nope", "42", str(rng.getrandbits(64))])
+        elif form == 5:
+            text = rng.choice([str(START // 1000), str(START), uuid4, f"  {text}  "])
+        lines.append(text)
+    return lines
+
+
+@pytest.mark.parametrize("output", ["text", "jsonl", "json"])
+def test_a_large_mixed_stdin_is_what_the_objects_path_prints(
+    output: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bulk path (a row made without the objects for a line that is one id with nothing
+    to note) prints, byte for byte, what the reading objects print for every line of a large
+    mixed listing: the same rows, errors on stderr at the same places, the same exit status."""
+    lines = mixed_lines(3000, seed=42)
+    stdin = "\n".join(lines) + "\n"
+
+    def printed() -> tuple[int, str, str]:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        status = main(["inspect", "-o", output])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    fast = printed()
+    monkeypatch.setattr("ulidkeys.cli.inspect.plain_dict", lambda text: None)
+    assert fast == printed()
+    assert fast[0] == 2 and fast[2].count("\n") > 50 and len(fast[1]) > 100_000
+
+
+def test_plain_rows_are_the_readings_as_dicts() -> None:
+    """``plain_dict`` is ``inspect(text).as_dict()`` wherever it gives a row, and gives none
+    where the reading has more to say (other readings, notes) or there is none."""
+    given = 0
+    for text in mixed_lines(3000, seed=7):
+        try:
+            reading = inspect(text)
+        except InvalidId:
+            assert plain_dict(text) is None
+            continue
+        row = plain_dict(text)
+        if reading.alternatives or reading.notes:
+            assert row is None, text
+        else:
+            assert row == reading.as_dict(), text
+            given += 1
+    assert given > 1500
 
 
 # --- athena, hints from a bucket's root, --scheme of a family ------------------------------
@@ -445,11 +563,11 @@ def test_counts_are_singular_for_one_and_use_separators(
     assert main(["ls", "s3://photos/uploads/", *window]) == 0
     err = capsys.readouterr().err
     assert "1 object, 1 ListObjectsV2 call, 1 key transferred, 0 keys not fitting" in err
-    for i in range(1, 2000):
+    for i in range(1, 1002):  # one more than a page: two calls, a count with a separator
         client.put_object(Bucket="photos", Key=f"many/{ULID.new(at=START + i)}", Body=b"")
     assert main(["ls", "s3://photos/many/", *window]) == 0
     err = capsys.readouterr().err
-    assert "1,999 objects, 2 ListObjectsV2 calls, 1,999 keys transferred" in err
+    assert "1,001 objects, 2 ListObjectsV2 calls, 1,001 keys transferred" in err
     entity = Entity(pk="Org#{org}", sk="Post#{id}")
     dynamodb = boto3.client("dynamodb")
     dynamodb.create_table(**entity.table_definition("app"))  # type: ignore[arg-type]

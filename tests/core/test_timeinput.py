@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ulidkeys import ULID, errors
-from ulidkeys.timeinput import MAX_MS, format_ms, to_ms
+from ulidkeys.timeinput import MAX_DATETIME_MS, MAX_MS, format_ms, to_ms
 
 
 def test_forms_agree() -> None:
@@ -51,3 +53,11 @@ def test_bad_times(value: object, error: type[Exception], words: str) -> None:
     assert words in message and "since=" in message
     with pytest.raises(error):
         ULID.new(at=value)  # type: ignore[arg-type]
+
+
+@given(st.integers(0, MAX_DATETIME_MS) | st.sampled_from([0, 86_399_999, MAX_DATETIME_MS]))
+def test_format_ms_is_isoformat_of_the_datetime(ms: int) -> None:
+    """``format_ms`` writes the text itself (an id listing formats a time a line): the same
+    as the datetime's ``isoformat`` with milliseconds, ``Z`` for ``+00:00``."""
+    when = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+    assert format_ms(ms) == when.isoformat(timespec="milliseconds").replace("+00:00", "Z")

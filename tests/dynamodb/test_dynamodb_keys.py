@@ -18,6 +18,7 @@ from ulidkeys.dynamodb import Entity, Index, Table, key_before, key_condition
 from ulidkeys.errors import (
     InvalidKeyField,
     InvalidKeyTemplate,
+    InvalidLayout,
     InvalidQuery,
     InvalidType,
     InvalidValue,
@@ -26,10 +27,12 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.entity import PAST_ALL_KEYS
+from ulidkeys.planning.layout import MAX_SHARDS
 from ulidkeys.planning.periods import PARTITION_LIMIT_MS, PERIOD_NAMES, Period
 from ulidkeys.planning.queries import plan_query
 from ulidkeys.planning.sortkeys import key_after, largest_fill, utf8_len
 from ulidkeys.planning.templates import KeyTemplate
+from ulidkeys.s3 import KeyLayout
 from ulidkeys.timeinput import to_ms
 from ulidkeys.ulid import ULID
 
@@ -134,7 +137,7 @@ def test_bad_templates_are_rejected(
 
 
 def test_bad_shard_counts_and_schemes_are_rejected() -> None:
-    with pytest.raises(InvalidValue, match=">= 1"):
+    with pytest.raises(InvalidKeyTemplate, match=r"shards=0 is out of range: it must be 1 \.\. "):
         Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards=0)
     with pytest.raises(InvalidType, match="shards"):
         Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards="3")  # type: ignore[arg-type]
@@ -142,6 +145,19 @@ def test_bad_shard_counts_and_schemes_are_rejected() -> None:
         Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards=True)  # type: ignore[arg-type]
     with pytest.raises(InvalidType, match="id scheme"):
         Entity(pk="Org#{org}", sk="Post#{id}", scheme="ulid")  # type: ignore[arg-type]
+
+
+def test_shard_counts_have_a_layouts_upper_limit() -> None:
+    """``shards`` caps at :data:`MAX_SHARDS` (1,000) as ``KeyLayout``'s does (every window is
+    queried once per shard), with the same message; it had no upper limit."""
+    assert Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards=MAX_SHARDS).shards == 1000
+    with pytest.raises(InvalidKeyTemplate) as refused:
+        Entity(pk="Org#{org}#{shard}", sk="Post#{id}", shards=MAX_SHARDS + 1)
+    with pytest.raises(InvalidLayout) as layouts:
+        KeyLayout(shards=MAX_SHARDS + 1)
+    said = "shards=1001 is out of range: it must be 1 .. 1000; shards=None means no "
+    assert str(refused.value).startswith(said) and str(layouts.value).startswith(said)
+    assert isinstance(refused.value, InvalidValue) and "{shard}" in str(refused.value)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import json
 import random
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,57 @@ def test_a_partition_without_ids_and_the_plot(
     plot = tmp_path / "items.png"
     assert main(["survey", f"dynamodb://{TABLE}", "--pk", partition, "--plot", str(plot)]) == 0
     assert plot.read_bytes()[:4] == b"\x89PNG" and "items over time" not in capsys.readouterr().err
+
+
+def _posts_by_year(client: Any, spelling: str, seed: int) -> tuple[str, list[int]]:
+    """A fresh partition of 240 posts from 2000 to 2023 whose sort keys are ``spelling`` with
+    ``{year}`` and ``{id}`` filled; their id times."""
+    partition = f"Org#y{next(_orgs)}"
+    rng = random.Random(seed)
+    at = [0]
+    new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
+    resource = boto3.resource("dynamodb", region_name="us-east-1").Table(TABLE)
+    times = sorted(946_684_800_000 + rng.randrange(24 * 365 * DAY) for _ in range(240))
+    with resource.batch_writer() as writer:
+        for ms in times:
+            at[0] = ms
+            year = datetime.fromtimestamp(ms / 1000, timezone.utc).year
+            writer.put_item(Item={"PK": partition, "SK": spelling.format(year=year, id=new())})
+    return partition, times
+
+
+def test_posts_under_year_parts_are_one_kind_with_no_entity(client: Any) -> None:
+    """``Year#2023#<id>`` was one kind a year, and the entity suggested for the most frequent
+    year listed that year alone: now one kind ``Year#{period}#{id}``, counted whole, and no
+    entity (none of one year would list them all)."""
+    partition, times = _posts_by_year(client, "Year#{year}#{id}", seed=11)
+    found = survey(client, partition, table_name=TABLE)
+    assert [(k.template, k.scheme, k.count) for k in found.kinds] == [
+        ("Year#{period}#{id}", "ulid", 240)
+    ]
+    assert found.exact and found.keys.low == 240
+    assert (found.oldest_ms, found.newest_ms) == (min(times), max(times))
+    assert found.oldest_exact and found.newest_exact
+    assert found.entity is None and found.config is None
+    assert any("period or a time before the id" in note for note in found.notes)
+    found = survey(client, partition, table_name=TABLE, max_calls=2, page_items=50)
+    assert found.keys.state == "unknown" and found.keys.low == 50  # the first page's
+    assert not found.oldest_exact and not found.newest_exact  # key order is the year's first
+
+
+def test_ids_inside_a_part_of_the_sort_key_are_counted(
+    client: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sort keys ``years/2023/<id>.csv`` were "0 (exact)" items, no id of a known scheme: the
+    items that end in an id are counted, with their exact time span, and no entity given."""
+    partition, times = _posts_by_year(client, "years/{year}/{id}.csv", seed=12)
+    found = survey(client, partition, table_name=TABLE)
+    assert found.main is None and found.entity is None
+    assert found.exact and found.keys.exact and found.keys.low == 240
+    assert (found.oldest_ms, found.newest_ms) == (min(times), max(times))
+    assert found.oldest_exact and found.newest_exact
+    monkeypatch.setattr("ulidkeys.cli.survey.aws_session", lambda args: boto3.session.Session())
+    assert main(["survey", f"dynamodb://{TABLE}", "--pk", partition, "--region", "us-east-1"]) == 0
+    text = capsys.readouterr().out
+    assert "240 (exact) items that end in an id, read whole" in text
+    assert "no sort key read holds an id" not in text

@@ -3,7 +3,10 @@ exact, any other is unknown with a sure lower bound; an oldest or newest item ma
 exact, else the truth lies beyond it; the budget holds, and a partition not read whole never
 costs more calls than a paginator reading it whole. Partitions of generated kinds (posts,
 children, items without ids, kinds sorting before and after the posts) with bursty, same-ms and
-outlier times. The entity suggested queries the partition it was read from, or none is."""
+outlier times; posts whose sort keys hold a period before the id (``Year#2023#<id>``: one
+kind, no entity, as an entity of one year would list that year alone) or the id inside a part
+(``years/2023/<id>.csv``: the items that end in an id counted, not none). The entity suggested
+queries the partition it was read from, or none is."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Any
 
 import boto3
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from test_dynamodb_support import create_table
@@ -25,6 +28,7 @@ from ulidkeys import config as ulidkeys_config
 from ulidkeys.cli import main
 from ulidkeys.dynamodb import PartitionSurvey, survey
 from ulidkeys.ids.registry import generator_for
+from ulidkeys.timeinput import ms_to_datetime
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,6 +65,8 @@ def post_times(shape: str, n: int, rng: random.Random) -> list[int]:
         ]
     if shape == "same-ms":
         return [T0 + rng.randrange(2) for _ in range(n)]
+    if shape == "years":  # 2000 to 2023
+        return [946_684_800_000 + rng.randrange(24 * 365 * DAY) for _ in range(n)]
     if shape == "outliers":
         ends = (rng.randrange(1000), 253_402_300_799_000)  # 1970 and 9999
         return [rng.choice([*ends, T0 + rng.randrange(DAY)]) for _ in range(n)]
@@ -99,15 +105,31 @@ def check(found: PartitionSurvey, posts: list[int], budget: int, whole_calls: in
         assert binned.exact and count.exact
 
 
+#: How the posts' sort keys are spelled: the main kind's template (``{year}`` filled from the
+#: id's time; None: no template holds the id at a part of its own).
+FORMS = {
+    "Post#{id}": "Post#{id}",
+    "Year#{year}#{id}": "Year#{period}#{id}",
+    "years/{year}/{id}.csv": None,
+}
+
+
 @given(
     n=st.integers(1, 80),
-    shape=st.sampled_from(["uniform", "burst", "same-ms", "outliers"]),
+    shape=st.sampled_from(["uniform", "burst", "same-ms", "outliers", "years"]),
     before=st.integers(0, 30),
     children=st.integers(0, 2),
     page=st.sampled_from([None, 7, 25, 60]),
     budget=st.integers(1, 8),
     seed=st.integers(0, 2**32),
+    form=st.sampled_from(sorted(FORMS)),
 )
+# posts under year parts, read whole: one kind of 80 posts, not 24 kinds of which the entity
+# suggested lists one year's
+@example(80, "years", 3, 0, None, 8, 1, "Year#{year}#{id}")
+@example(80, "years", 3, 0, 25, 2, 1, "Year#{year}#{id}")  # read in part
+# ids inside a part of the sort key, read whole: 80 items that end in an id, not "0 (exact)"
+@example(80, "years", 3, 0, None, 8, 2, "years/{year}/{id}.csv")
 @settings(max_examples=12)
 def test_every_figure_is_exact_or_honestly_bounded(
     client: Any,
@@ -118,6 +140,7 @@ def test_every_figure_is_exact_or_honestly_bounded(
     page: int | None,
     budget: int,
     seed: int,
+    form: str,
 ) -> None:
     rng = random.Random(seed)
     partition = f"Org#c{next(_parts)}"
@@ -128,10 +151,20 @@ def test_every_figure_is_exact_or_honestly_bounded(
         at[0] = ms
         post = new()
         posts.append(ms)
-        keys.append(f"Post#{post}")
-        keys += [f"Post#{post}#Comment#{new()}" for _ in range(children)]
+        keys.append(form.format(id=post, year=ms_to_datetime(ms).year))
+        if form == "Post#{id}":
+            keys += [f"Post#{post}#Comment#{new()}" for _ in range(children)]
     put(client, partition, keys)
     found = survey(client, partition, table_name=TABLE, max_calls=budget, page_items=page)
+    template = FORMS[form]
+    if template is None or template != "Post#{id}":  # one kind holds every post, or none
+        assert found.entity is None and (template is not None or found.main is None)
+        if found.main is not None:
+            assert found.main.template == template
+            assert found.main.count == sum(k.count for k in found.kinds if k.scheme)
+        elif template is not None:  # the pages read held none of the posts
+            assert not found.exact and found.keys.low == 0
+        check(found, posts, budget, pages_to_read_whole(client, partition, page))
     if found.main is not None and found.main.template == "Post#{id}":
         check(found, posts, budget, pages_to_read_whole(client, partition, page))
 

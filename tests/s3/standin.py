@@ -11,12 +11,14 @@ from typing import Any
 
 
 class StandInS3:
-    """``list_objects_v2`` over a fixed set of keys; ``calls`` counts the requests."""
+    """``list_objects_v2`` over a fixed set of keys; ``calls`` counts the requests, ``listed``
+    holds every key the listings in key order (no ``Delimiter``) gave."""
 
     def __init__(self, keys: Iterable[str]) -> None:
         self.keys = sorted(set(keys), key=str.encode)
         self._encoded = [key.encode() for key in self.keys]
         self.calls = 0
+        self.listed: set[str] = set()
 
     def list_objects_v2(
         self,
@@ -51,6 +53,8 @@ class StandInS3:
                     index += 1
                 continue
             contents.append({"Key": key, "Size": 0, "ETag": '"0"'})
+            if Delimiter is None:
+                self.listed.add(key)
             index += 1
         more = index < len(encoded) and self.keys[index].startswith(Prefix)
         answer: dict[str, Any] = {"IsTruncated": more, "KeyCount": len(contents) + len(folders)}

@@ -189,6 +189,21 @@ def test_racing_consumers_on_a_file_checkpoint_one_wins(s3: Any, tmp_path: Path)
         b.commit()
 
 
+def test_a_file_checkpoint_checks_its_folder_when_made(tmp_path: Path) -> None:
+    """A missing folder (or a folder given for the file) is refused when the store is made,
+    as ``--checkpoint`` is, not at the first commit after the run's items were handled."""
+    missing = tmp_path / "no-such-folder" / "c.json"
+    with pytest.raises(InvalidValue, match="no-such-folder' does not exist") as refused:
+        FileStore(missing)
+    assert str(missing) in str(refused.value)
+    with pytest.raises(InvalidValue, match="is a folder"):
+        FileStore(tmp_path)
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(InvalidValue, match="is not a folder"):
+        FileStore(tmp_path / "plain" / "c.json")
+    assert FileStore(tmp_path / "c.json").load() == (None, None)  # a new file: nothing yet
+
+
 def _stored(s3: Any, bucket: Bucket, body: bytes) -> S3CheckpointStore:
     s3.put_object(Bucket=bucket.name, Key="cp.json", Body=body)
     return S3CheckpointStore(s3, bucket.name, "cp.json")

@@ -2,10 +2,13 @@
 every count marked exact is exact; every range holds the truth (at its stated confidence);
 every other count is unknown with a sure lower bound; an oldest or newest time marked exact is
 exact, else the truth lies beyond it; a survey never makes more calls than its budget nor more
-than reading the prefix whole takes; the suggested config lists exactly the id-bearing keys.
-Buckets: flat, sharded, period folders, newest-first; uniform, bursty, multi-day, same-ms and
-outlier times; junk names mixed in. The S3 side is an in-memory bucket with AWS's listing rules
-(tests/s3/standin.py) counting calls; the explicit cases of the issue run on moto too."""
+than reading the prefix whole takes; a layout is suggested only for a prefix read whole, and
+then lists exactly the id-bearing keys; a layout reported (suggested or not) lists every key
+that holds an id (no shard count the survey did not see); with no layout, the keys counted are
+the keys that end in an id of any scheme. Buckets: flat, sharded, period folders, newest-first;
+uniform, bursty, multi-day, same-ms and outlier times; junk names mixed in. The S3 side is an
+in-memory bucket with AWS's listing rules (tests/s3/standin.py) counting calls; the explicit
+cases of the issue run on moto too."""
 
 from __future__ import annotations
 
@@ -17,13 +20,17 @@ from typing import Any
 
 import boto3
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from s3support import fill_bucket, new_bucket
 from standin import StandInS3
 
-from ulidkeys.ids.registry import generator_for
+from ulidkeys import ULID
+from ulidkeys.cli.survey import text_of
+from ulidkeys.errors import UlidkeysError
+from ulidkeys.ids.protocol import inverted_time
+from ulidkeys.ids.registry import generator_for, names, scheme_named
 from ulidkeys.s3 import KeyLayout, Survey, survey
 from ulidkeys.survey.counts import bin_starts
 from ulidkeys.survey.shapes import key_time
@@ -85,14 +92,51 @@ def junk(prefix: str, n: int, rng: random.Random) -> list[str]:
     return [prefix + rng.choice(kinds)() for _ in range(n)]
 
 
+def end_id_times(keys: list[str], inverted: str | None) -> list[tuple[bool, int | None]]:
+    """Brute force: whether each key ends in an id of any registered scheme (the canonical
+    text of one as its last part, before any dot), and that id's time (None for ids without
+    one), turned back for the ids of scheme ``inverted`` (the direction the survey read)."""
+    found: list[tuple[bool, int | None]] = []
+    for key in keys:
+        stem = key.rpartition("/")[2].partition(".")[0]
+        for name in names():
+            try:
+                scheme = scheme_named(name, stem)
+                if scheme.parse(stem) != stem:
+                    continue
+            except UlidkeysError:
+                continue
+            try:
+                ms: int | None = scheme.timestamp_ms(stem)
+            except UlidkeysError:
+                ms = None
+            if ms is not None and name == inverted:
+                ms = inverted_time(scheme, ms)
+            found.append((True, ms))
+            break
+        else:
+            found.append((False, None))
+    return found
+
+
 def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budget: int) -> None:
     """Every promise of the survey against the keys it was run on."""
     under = [key for key in keys if key.startswith(prefix)]
     pages = max(1, math.ceil(len(under) / 1000))
     assert calls == found.calls <= budget, (calls, found.calls, budget)
     assert calls <= pages, f"{calls} calls where reading {len(under)} keys whole takes {pages}"
+    if found.python is not None or found.config is not None:
+        assert found.exact and found.layout is not None  # suggested only when read whole
     layout = found.layout
-    fitting = [] if layout is None else [m for k in under if (m := key_time(layout, k)) is not None]
+    if layout is None:  # the keys counted are the keys that end in an id of any scheme
+        shape = found.shape
+        ends = end_id_times(under, shape.scheme if shape and shape.newest_first else None)
+        held = sum(holds for holds, _ in ends)
+        fitting = [ms for holds, ms in ends if holds and ms is not None]
+        count = found.keys
+        assert count.low <= held and (not count.exact or count.low == held), (count, held)
+    else:
+        fitting = [m for k in under if (m := key_time(layout, k)) is not None]
     count = found.keys
     assert count.low <= len(fitting), (count, len(fitting))
     if count.exact:
@@ -120,34 +164,77 @@ def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budg
         assert count.exact  # a layout is suggested as config only when it was checked whole
 
 
+#: A bucket of the contract: its prefix, the layout its ids were written with (None: at no
+#: place a layout puts them), the keys with ids, the keys without, the survey's budget.
+Case = tuple[str, KeyLayout | None, list[str], list[str], int]
+
+
 @st.composite
-def buckets(draw: st.DrawFn) -> tuple[str, KeyLayout, list[str], list[str], int]:
-    name = draw(st.sampled_from(sorted(LAYOUTS)))
-    layout = LAYOUTS[name]
+def buckets(draw: st.DrawFn) -> Case:
+    layout = LAYOUTS[draw(st.sampled_from(sorted(LAYOUTS)))]
     rng = random.Random(draw(st.integers(0, 2**32)))
     n = draw(st.integers(0, 9_000))
     shape = draw(st.sampled_from(SHAPES))
     ids = keys_at(layout, times(shape, n, rng), rng)
     garbage = junk(layout.prefix, draw(st.sampled_from([0, 0, 5, n // 10])), rng)
     budget = draw(st.integers(1, 12))
-    return name, layout, ids, garbage, budget
+    return layout.prefix, layout, ids, garbage, budget
+
+
+def year_folders(n: int, seed: int) -> list[str]:
+    """``n`` keys ``years/YYYY/<ulid>.csv`` from 2000 to 2023: ids under period folders of a
+    spelling no layout writes."""
+    rng = random.Random(seed)
+    at = [0]
+    new = generator_for("ulid", clock=lambda: at[0], randbits=rng.getrandbits)
+    keys = []
+    for index in range(n):
+        year = 2000 + index % 24
+        at[0] = (year - 1970) * 365 * DAY + rng.randrange(300 * DAY)
+        keys.append(f"years/{year}/{new()}.csv")
+    return keys
+
+
+#: 20,000 keys in 4 shard folders x day folders, surveyed in 4 calls: the keys read sit in
+#: shard 00 alone, and a layout of 1 shard was suggested that lists 4,884 of them.
+FOUR_SHARDS_DAYS = KeyLayout("logs/", shards=4, period="day")
+A_PART_OF_THE_SHARDS: Case = (
+    "logs/",
+    FOUR_SHARDS_DAYS,
+    keys_at(FOUR_SHARDS_DAYS, times("uniform", 20_000, random.Random(42)), random.Random(43)),
+    [],
+    4,
+)
+#: 500 keys holding ULIDs under year folders, read whole in one call: reported as 0 keys
+#: (exact), 500 not fitting.
+IDS_UNDER_YEAR_FOLDERS: Case = ("years/", None, year_folders(500, 4), [], 50)
 
 
 @given(buckets())
+@example(A_PART_OF_THE_SHARDS)
+@example(IDS_UNDER_YEAR_FOLDERS)
 @settings(max_examples=40)
-def test_every_figure_is_exact_bounded_or_unknown(
-    case: tuple[str, KeyLayout, list[str], list[str], int],
-) -> None:
-    _name, layout, ids, garbage, budget = case
+def test_every_figure_is_exact_bounded_or_unknown(case: Case) -> None:
+    prefix, layout, ids, garbage, budget = case
     bucket = StandInS3(ids + garbage)
-    found = survey(bucket, "b", layout.prefix, max_calls=budget, fast_pages=False)  # type: ignore[arg-type]
-    check_contract(found, bucket.keys, layout.prefix, bucket.calls, budget)
-    if found.config is not None and found.layout is not None:
-        # the suggested config lists exactly the keys with ids
+    found = survey(bucket, "b", prefix, max_calls=budget, fast_pages=False)  # type: ignore[arg-type]
+    check_contract(found, bucket.keys, prefix, bucket.calls, budget)
+    if found.layout is not None:
+        # a layout reported lists every key with an id (no shard count it did not see) ...
         fits = {key for key in bucket.keys if key_time(found.layout, key) is not None}
-        assert fits == set(ids)
-    if ids and found.exact and len(ids) >= 200 and len(garbage) * 4 < len(ids):
-        assert found.layout == layout and found.config is not None  # enough keys to tell
+        assert set(ids) <= fits, (found.layout, len(set(ids) - fits))
+        if found.config is not None:
+            assert fits == set(ids)  # ... and a suggested one exactly those
+    if layout is None:  # no layout lists them: none is suggested, the ids are counted
+        assert found.layout is None and found.python is None and found.config is None
+        assert not found.exact or found.keys.low == len(ids)
+    elif ids and found.exact and len(ids) >= 200 and len(garbage) * 4 < len(ids):
+        assert found.layout == layout  # enough keys to tell
+        # suggested only for a prefix read whole in key order: every shard read whole but keys
+        # without an id right under the prefix (after the shard folders) seen only by the folder
+        # listing is exact, and unsuggested
+        if bucket.listed >= {key for key in bucket.keys if key.startswith(prefix)}:
+            assert found.config is not None
 
 
 # --- the issue's cases, explicitly ---------------------------------------------------------
@@ -288,3 +375,51 @@ def test_shards_seen_on_the_first_page_alone_count_nothing_exactly() -> None:
     assert bucket.calls == 1 and not found.exact
     assert found.keys.state == "unknown" and found.keys.low == 1000
     assert found.config is None
+
+
+def test_a_prefix_read_in_part_suggests_no_layout_nor_a_shard_count_it_did_not_see() -> None:
+    """20,000 keys in 4 shard folders x day folders, 4 calls: the keys read sit in shard 00
+    alone. A 1-shard layout was suggested (it lists 4,884 of the keys); now no layout is given,
+    the shard count is "at least 1", and the keys read that end in an id are counted."""
+    prefix, _layout, ids, _, budget = A_PART_OF_THE_SHARDS
+    found, _ = run(ids, prefix, budget)
+    assert not found.exact and found.calls == 4
+    assert found.layout is None and found.python is None and found.config is None
+    assert found.shape is not None and not found.shape.shards_known
+    assert found.shape.shards == 1 and found.shape.period == "day"
+    row = found.as_dict()["layout"]
+    assert row["shards"] is None and row["shards_at_least"] == 1
+    assert found.keys.state == "unknown" and found.keys.low == 4_000
+    text = text_of(found)
+    assert "at least 1 shard folders" in text and "shards=1" not in text
+    assert any("how many shards there are is unknown" in note for note in found.notes)
+    # with the folders listed (7 calls: shard 00's 5,006 keys read whole in 6) the shard count
+    # is seen and the layout reported, with a range - but suggested only for a prefix read whole
+    found, _ = run(ids, prefix, 7)
+    assert found.layout == FOUR_SHARDS_DAYS and found.shape is not None
+    assert found.shape.shards_known and found.python is None and found.config is None
+    assert found.keys.state == "range"
+    found, _ = run(ids, prefix, 21)
+    assert found.exact and found.layout == FOUR_SHARDS_DAYS
+    assert found.python == "KeyLayout('logs/', shards=4, period='day')"
+
+
+def test_ids_under_year_folders_are_counted_with_their_span() -> None:
+    """500 keys holding ULIDs under year folders, read whole: 500 keys (exact), their exact
+    time span, no key without an id; junk stays junk; no layout is suggested."""
+    keys = year_folders(500, 4)
+    readme = [f"years/{year}/README.md" for year in (2001, 2002, 2003)]
+    found, _ = run(keys + readme, "years/")
+    stamps = [ULID.parse(key.rpartition("/")[2][:26]).timestamp_ms for key in keys]
+    assert found.exact and found.keys.exact and found.keys.low == 500
+    assert found.oldest_ms == min(stamps) and found.oldest_exact
+    assert found.newest_ms == max(stamps) and found.newest_exact
+    assert found.shape is not None and found.shape.fitting == 500 and found.shape.junk == 3
+    assert found.shape.examples == tuple(readme) and found.shape.suffixes == {".csv": 500}
+    assert found.layout is None and found.python is None and found.config is None
+    text = text_of(found)
+    assert text.startswith("s3://b/years/: 500 (exact) keys, read whole in 1 of")
+    assert "no id        3 of 503 keys read" in text
+    rate = 500 * DAY / (max(stamps) - min(stamps) + 1)  # 0.058 a day: not "0 (exact)"
+    assert f"per day      {rate:.3g} (exact)" in text and rate < 0.1
+    assert any("period folders" in note for note in found.notes)

@@ -13,7 +13,7 @@ from ulidkeys.cli.options import (
 )
 from ulidkeys.cli.output import Row, report
 from ulidkeys.errors import InvalidValue, UlidkeysError
-from ulidkeys.ids.inspection import inspect
+from ulidkeys.ids.inspection import plain_dict
 from ulidkeys.ids.pasted import read_pasted
 from ulidkeys.ids.registry import registration_of
 from ulidkeys.survey.pasted import layout_hint
@@ -90,24 +90,42 @@ _FORM_LABELS = {"key": "key form", "decimal": "as typed", "uuid": "as uuid", "ul
 
 
 def _inspection_text(row: Row) -> str:
-    ambiguous = row.get("ambiguous")
-    rows: list[tuple[str, object]] = [
-        *([("ambiguous", _ambiguity(row))] if ambiguous else []),
-        ("scheme", row["scheme"]),
-        ("id", row["id"]),
-        ("time", row["time"] or "-"),
-        ("timestamp_ms", "-" if row["timestamp_ms"] is None else row["timestamp_ms"]),
-        *row["fields"].items(),
-        *((_FORM_LABELS.get(name, name), value) for name, value in row["forms"].items()),
-        *(("note", note) for note in row.get("notes", ())),
-        *(
-            ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
-            for alt in row.get("alternatives", ())
-        ),
-        *_found_in(row),
-    ]
-    width = max(len(name) for name, _ in rows)
-    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+    ms, fields, forms = row["timestamp_ms"], row["fields"], row["forms"]
+    names = ["scheme", "id", "time", "timestamp_ms", *fields]
+    names += [_FORM_LABELS.get(name, name) for name in forms]
+    values = [row["scheme"], row["id"], row["time"] or "-", "-" if ms is None else ms]
+    values += [*fields.values(), *forms.values()]
+    if len(row) > len(_PLAIN_ROW):  # an ambiguity, notes, other readings, a pasted key
+        after: list[tuple[str, object]] = [
+            *(("note", note) for note in row.get("notes", ())),
+            *(
+                ("also", f"{alt['scheme']} ({alt['time'] or 'no time'})")
+                for alt in row.get("alternatives", ())
+            ),
+            *_found_in(row),
+        ]
+        names += [name for name, _ in after]
+        values += [value for _, value in after]
+        if row.get("ambiguous"):
+            names.insert(0, "ambiguous")
+            values.insert(0, _ambiguity(row))
+    key = tuple(names)
+    template = _TEMPLATES.get(key)
+    if template is None:  # the block of a scheme's names, made once (a listing's share them)
+        width = max(map(len, names))
+        padded = (f"{name:<{width}}  " for name in names)
+        template = "\n".join(name.replace("{", "{{").replace("}", "}}") + "{}" for name in padded)
+        if len(_TEMPLATES) < 1024:
+            _TEMPLATES[key] = template
+    return template.format(*values)
+
+
+#: The blocks printed so far (``str.format`` templates), by their names.
+_TEMPLATES: dict[tuple[str, ...], str] = {}
+
+
+#: The keys of the row of one reading with nothing more to say.
+_PLAIN_ROW = ("input", "scheme", "id", "time", "timestamp_ms", "fields", "forms")
 
 
 def _ambiguity(row: Row) -> str:
@@ -138,9 +156,14 @@ def _found_in(row: Row) -> list[tuple[str, object]]:
 
 def _row(text: str, scheme: str | None) -> dict[str, object]:
     """What ``inspect`` prints for one text: its reading, and where a pasted text held it."""
-    if scheme is not None:
-        return {"input": text, **inspect(text, scheme=scheme).as_dict()}
-    pasted = read_pasted(text)
+    if scheme is None:
+        bare = text.strip()
+        if not (bare.isascii() and bare.isdigit()):  # a number is weighed by read_pasted
+            plain = plain_dict(bare)  # most lines of a listing: one id, nothing to note
+            if plain is not None:
+                plain["input"] = text  # (where: the JSON is sorted, the text names the keys)
+                return plain
+    pasted = read_pasted(text, scheme)
     row: dict[str, object] = {"input": text}
     if pasted.ambiguous:
         row["ambiguous"] = list(pasted.ambiguous)
@@ -159,8 +182,13 @@ def _row(text: str, scheme: str | None) -> dict[str, object]:
 
 def _json(row: Row) -> str:
     """``json_text(row)`` for a row of ``inspect`` (strings, ints, None, lists and dicts of
-    them): the same text from the C encoder, which a listing read from stdin is worth."""
-    return json.dumps(row, sort_keys=True)
+    them): the same text from the C encoder, which a listing read from stdin is worth (one
+    encoder: ``json.dumps`` makes one a call)."""
+    return _ENCODE(row)
+
+
+#: ``json.dumps(row, sort_keys=True)``.
+_ENCODE = json.JSONEncoder(sort_keys=True).encode
 
 
 #: Rows written to stdout at once: one write per batch, not per id (reading a listing from a

@@ -16,23 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ulidkeys.errors import InvalidValue
+from ulidkeys.errors import InvalidValue, folder_problem
 
 
 class WriteFailed(Exception):
     """A checked file could not be written after all (a full disk, the folder removed
     meanwhile): exit 1 with this one line, and the target is as it was."""
-
-
-def _folder_problem(folder: Path) -> str | None:
-    """Why no file can be made in ``folder`` (None: one can)."""
-    if not folder.exists():
-        return f"the folder {str(folder)!r} does not exist"
-    if not folder.is_dir():
-        return f"{str(folder)!r} is not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"no permission to make files in {str(folder)!r}"
-    return None
 
 
 def _check(path: str, flag: str, what: str) -> Path:
@@ -58,7 +47,7 @@ def _check(path: str, flag: str, what: str) -> Path:
             f"{flag} {path!r} is not a regular file (a device, a pipe or a socket): "
             "name a file to write"
         )
-    problem = _folder_problem(target.parent)
+    problem = folder_problem(target.parent)
     if problem is not None:
         raise InvalidValue(f"{flag} {path!r}: {problem}")
     return target

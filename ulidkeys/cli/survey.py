@@ -148,7 +148,9 @@ def _partition(args: argparse.Namespace) -> int:
 
 def partition_text(found: PartitionSurvey) -> str:
     """The partition survey for people."""
-    lines = [f"{found.location}: {found.keys} items of the main kind" + _calls(found)]
+    # no kind holds an id at a part of its own: the items counted end in one
+    what = "items of the main kind" if found.main is not None else "items that end in an id"
+    lines = [f"{found.location}: {found.keys} {what}" + _calls(found)]
     if found.kinds:
         lines.append("sort keys")
         total = sum(kind.count for kind in found.kinds)
@@ -176,7 +178,8 @@ def text_of(found: Survey) -> str:
     if shape.other_period:
         folders.append(f"period folders such as {shape.other_period!r}")
     if shape.shards:
-        folders.append(f"{shape.shards} shard folders")
+        seen = "" if shape.shards_known else "at least "
+        folders.append(f"{seen}{shape.shards} shard folders")
     if shape.period:
         folders.append(f"{shape.period} folders")
     scheme = shape.scheme or "no known id scheme"
@@ -190,7 +193,10 @@ def text_of(found: Survey) -> str:
         for suffix, count in shape.suffixes.items()
     )
     lines.append(f"suffixes     {shares or '-'}")
-    lines.append(f"not fitting  {shape.junk:,} of {sampled:,} keys read")
+    # no layout: the keys counted are those that end in an id, the others hold none
+    lines.append(
+        f"{'not fitting' if shape.placed else 'no id':<11}  {shape.junk:,} of {sampled:,} keys read"
+    )
     lines += [f"             e.g. {example!r}" for example in shape.examples]
     lines += _times(found)
     if found.costs:
@@ -220,8 +226,16 @@ def _times(found: Survey | PartitionSurvey) -> list[str]:
             f"newest       {format_ms(found.newest_ms)}{_bound(found.newest_exact, 'later')}"
         )
     if found.per_day is not None:
-        lines.append(f"per day      {found.per_day}")
+        lines.append(f"per day      {_rate(found.per_day)}")
     return lines + _bars(found)
+
+
+def _rate(per_day: Count) -> str:
+    """A rate per day, below 10 with its first digits (24 years of 500 keys is 0.057 a day,
+    not 0)."""
+    if per_day.exact and per_day.low < 10:
+        return f"{per_day.low:.3g} (exact)"
+    return str(per_day)
 
 
 def _bound(exact: bool, beyond: str) -> str:

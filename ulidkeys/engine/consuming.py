@@ -21,7 +21,13 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ulidkeys.engine.chains import Stats
 from ulidkeys.engine.scheduling import check_workers
-from ulidkeys.errors import CheckpointConflict, InvalidType, describe
+from ulidkeys.errors import (
+    CheckpointConflict,
+    InvalidType,
+    InvalidValue,
+    describe,
+    folder_problem,
+)
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.checkpoints import (
     Checkpoint,
@@ -101,6 +107,13 @@ class FileStore:
         if not isinstance(path, (str, os.PathLike)) or not str(path):
             raise InvalidType(f"path={describe(path)} must be a file path")
         self.path = Path(path)
+        # checked now, not at the first commit (after the run's items were handled): the file
+        # and its lock are made in its folder
+        if self.path.is_dir():
+            raise InvalidValue(f"path={str(path)!r} is a folder: name a file in it")
+        problem = folder_problem(self.path.parent)
+        if problem is not None:
+            raise InvalidValue(f"path={str(path)!r}: {problem}")
 
     def __repr__(self) -> str:
         return f"FileStore({str(self.path)!r})"

@@ -117,7 +117,11 @@ class IntCodedScheme:
             ms: int | None = self._time_of(value)
         except InvalidValue:
             ms = None
-        return self._encode(value), value, ms
+        return self._canonical(text, value), value, ms
+
+    def _canonical(self, text: str, value: int) -> str:
+        """The canonical text of ``text``, which decoded to ``value``."""
+        return self._encode(value)
 
     def timestamp_ms(self, text: str) -> int:
         """The epoch millisecond held in the id (floored to the scheme's resolution)."""

@@ -330,7 +330,9 @@ REGISTRATIONS = (
             "uuid1": convert_uuid(UUID1_ORDERED._encode(v), UUID1_ORDERED, UUID1),
             **gregorian_fields(_ordered_ticks(v), v & _LOW_64),
         },
-        readings=(Reading(50, lambda text: text if HEX32.fullmatch(text) else None),),
+        readings=(
+            Reading(50, lambda text: text if HEX32.fullmatch(text) else None, frozenset({32})),
+        ),
         generator=_gregorian_generator(_ordered_value),
         explains_refusals=True,
         summary="MySQL's UUID_TO_BIN(u, 1): v1 with the time moved first, 32 hex digits",

@@ -17,7 +17,14 @@ from typing import Any
 from ulidkeys import base32
 from ulidkeys.errors import InvalidId, InvalidType, InvalidValue, describe
 from ulidkeys.ids.protocol import IdScheme, is_id_scheme
-from ulidkeys.ids.registration import Field, FieldsOf, Reading, Registration, no_fields
+from ulidkeys.ids.registration import (
+    Field,
+    FieldsOf,
+    Reading,
+    Registration,
+    no_fields,
+    same_text,
+)
 from ulidkeys.ids.registry import BY_NAME, READINGS, REGISTRATIONS, names, registration_of
 from ulidkeys.timeinput import MAX_DATETIME_MS, format_ms, ms_to_datetime
 
@@ -55,14 +62,9 @@ class Inspection:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-safe: what ``ulidkeys inspect --json`` prints for one id."""
-        result: dict[str, Any] = {
-            "scheme": self.scheme,
-            "id": self.id,
-            "time": None if self.timestamp_ms is None else format_ms(self.timestamp_ms),
-            "timestamp_ms": self.timestamp_ms,
-            "fields": dict(self.fields),
-            "forms": dict(self.forms),
-        }
+        result = _as_dict(
+            self.scheme, self.id, self.timestamp_ms, dict(self.fields), dict(self.forms)
+        )
         if self.notes:
             result["notes"] = list(self.notes)
         if self.alternatives:
@@ -75,6 +77,21 @@ class Inspection:
                 for alt in self.alternatives
             ]
         return result
+
+
+def _as_dict(
+    scheme: str, canonical: str, ms: int | None, fields: dict[str, Field], forms: dict[str, str]
+) -> dict[str, Any]:
+    """One reading as JSON-safe data (:meth:`Inspection.as_dict` without notes and
+    alternatives)."""
+    return {
+        "scheme": scheme,
+        "id": canonical,
+        "time": None if ms is None else format_ms(ms),
+        "timestamp_ms": ms,
+        "fields": fields,
+        "forms": forms,
+    }
 
 
 def _decoded(scheme: IdScheme, text: str) -> tuple[str, int, int | None]:
@@ -92,8 +109,17 @@ def _decoded(scheme: IdScheme, text: str) -> tuple[str, int, int | None]:
         return canonical, value, None
 
 
+#: One decoded reading: the fields of its registration, its scheme, the text as spelled for
+#: it, and the canonical text, numeric form and time (None: none) :func:`_decoded` gives.
+_Decoded = tuple[FieldsOf, IdScheme, str, str, int, "int | None"]
+
+
 def _reading(fields: FieldsOf, scheme: IdScheme, text: str) -> Inspection:
-    canonical, value, ms = _decoded(scheme, text)
+    return _inspection((fields, scheme, text, *_decoded(scheme, text)))
+
+
+def _inspection(decoded: _Decoded) -> Inspection:
+    fields, scheme, text, canonical, value, ms = decoded
     in_range = ms is not None and _FIRST_DATETIME_MS <= ms <= MAX_DATETIME_MS
     when = ms_to_datetime(ms) if in_range and ms is not None else None
     return Inspection(
@@ -169,10 +195,94 @@ READERS: tuple[Callable[[str], list[Inspection]], ...] = tuple(
 )
 
 
-#: What :data:`READERS` do, as data: ``(spelling, could_be, registration)`` in the same order.
-_PLAN: tuple[tuple[Callable[[str], str | None], Callable[[str], bool], Registration], ...] = tuple(
-    (reading.spelling, _could_be(entry.scheme), entry) for reading, entry in READINGS
-)
+#: A reader of a spelled text of known length: what is left to test before any parse (None:
+#: nothing) and its registration.
+_Reader = tuple["Callable[[str], object] | None", Registration]
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _left_to_test(
+    scheme: IdScheme | None, length: int
+) -> tuple[bool, Callable[[str], object] | None]:
+    """Whether a scheme's text may have ``length`` characters (a family's always may), and
+    what :func:`_could_be` tests beyond the length: the scheme's own quick test, or the digits
+    of a numeric scheme."""
+    if scheme is None:
+        return True, None
+    fits = 0 < length <= scheme.length if scheme.numeric else length == scheme.length
+    could_read: Callable[[str], object] | None = getattr(scheme, "could_read", None)
+    return fits, could_read if could_read is not None else _digits if scheme.numeric else None
+
+
+class _Run:
+    """Readers next to each other in :data:`READERS` order that read one spelling of the text,
+    with the ones a spelled text's length leaves, told once per length (a listing's lines
+    mostly share one): most lines try a few readers, not every one."""
+
+    def __init__(self, reading: Reading) -> None:
+        self.spelling = reading.spelling
+        self.lengths = reading.lengths
+        self.entries: list[Registration] = []
+        #: The readers of each spelled length told so far (:meth:`of_length`).
+        self.by_length: dict[int, tuple[_Reader, ...]] = {}
+
+    def of_length(self, length: int) -> tuple[_Reader, ...]:
+        found = self.by_length.get(length)
+        if found is None:
+            found = tuple(
+                (test, entry)
+                for entry in self.entries
+                for fits, test in [_left_to_test(entry.scheme, length)]
+                if fits
+            )
+            if len(self.by_length) < 256:  # a hostile stream of every length stays bounded
+                self.by_length[length] = found
+        return found
+
+    def reads(self, length: int) -> bool:
+        """Whether any of its readers may read a text of ``length`` characters."""
+        if self.lengths is not None:
+            return length in self.lengths
+        return self.spelling is not same_text or bool(self.of_length(length))
+
+
+def _runs() -> tuple[_Run, ...]:
+    runs: list[_Run] = []
+    for reading, entry in READINGS:
+        if not runs or runs[-1].spelling is not reading.spelling:
+            runs.append(_Run(reading))
+        elif runs[-1].lengths != reading.lengths:
+            raise InvalidValue(f"scheme {entry.name}: one spelling read with other lengths")
+        runs[-1].entries.append(entry)
+    return tuple(runs)
+
+
+#: One step of reading a text of a given length: a run, and its readers when the text is read
+#: as it is (None: as the run spells it, so the readers depend on the spelled length).
+_Step = tuple[_Run, "tuple[_Reader, ...] | None"]
+
+
+def _steps_for(length: int) -> tuple[_Step, ...]:
+    """The steps of reading a text of ``length`` characters: the runs that may read it, in
+    :data:`READERS` order (told once per length)."""
+    found = _STEPS.get(length)
+    if found is None:
+        found = tuple(
+            (run, run.of_length(length) if run.spelling is same_text else None)
+            for run in _RUNS
+            if run.reads(length)
+        )
+        if len(_STEPS) < 256:  # a hostile stream of every length stays bounded
+            _STEPS[length] = found
+    return found
+
+
+#: What :data:`READERS` do, as data: runs of readers of one spelling, in the same order.
+_RUNS: tuple[_Run, ...] = _runs()
+_STEPS: dict[int, tuple[_Step, ...]] = {}
 
 
 def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
@@ -190,28 +300,7 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     if scheme is not None:
         fields, chosen = _scheme_named(scheme, text)
         return _reading(fields, chosen, text)
-    found: list[Inspection] = []
-    named: set[str] = set()
-    # READERS, unrolled: each spelling made once (eight UUID readers share one), the length
-    # told before any parse, a scheme already read not read again (a UUID's text is read as
-    # 8-4-4-4-12 and as 32 hex); a listing read line by line pays this loop once per line
-    spelled_as: dict[object, str | None] = {}
-    for spelling, could_be, entry in _PLAN:
-        if entry.name in named and entry.scheme is not None:
-            continue
-        if spelling in spelled_as:
-            spelled = spelled_as[spelling]
-        else:
-            spelled = spelled_as[spelling] = spelling(text)
-        if spelled is None or not could_be(spelled):
-            continue
-        try:
-            reading = _reading(entry.fields, entry.scheme_for(spelled), spelled)
-        except InvalidId:
-            continue
-        if reading.scheme not in named:
-            found.append(reading)
-            named.add(reading.scheme)
+    found = [_inspection(decoded) for decoded in _decoded_readings(text)]
     if not found:
         near = _near_misses(text)
         also = f" ({near[0]})" if near else ""
@@ -223,6 +312,53 @@ def inspect(text: str, scheme: IdScheme | str | None = None) -> Inspection:
     if not rest and not notes:  # most ids: one reading, nothing to add (replace() is slow)
         return first
     return dataclasses.replace(first, alternatives=tuple(rest), notes=notes)
+
+
+def plain_dict(text: str) -> dict[str, Any] | None:
+    """``inspect(text).as_dict()`` for text that reads as one id of one scheme with nothing to
+    note - most lines of a listing - made without the objects; None for any other text
+    (``inspect`` says what it is, or why it is none)."""
+    text = text.strip()
+    found = _decoded_readings(text)
+    if len(found) != 1 or _timestamp_notes(text) or _near_misses(text):
+        return None
+    fields, scheme, spelled, canonical, value, ms = found[0]
+    return _as_dict(
+        scheme.name, canonical, ms, fields(scheme, value), _forms(scheme, spelled, value)
+    )
+
+
+def _decoded_readings(text: str) -> list[_Decoded]:
+    """Every reading of ``text`` (stripped) in :data:`READERS` order, one per scheme."""
+    found: list[_Decoded] = []
+    named: set[str] = set()
+    # READERS, unrolled: only the runs that may read a text of its length, each spelling
+    # made once (eight UUID readers share one), only the readers of its length tried, the
+    # rest of the length told before any parse, a scheme already read not read again (a
+    # UUID's text is read as 8-4-4-4-12 and as 32 hex); a listing read line by line pays this
+    # loop once per line
+    for run, readers in _STEPS.get(len(text)) or _steps_for(len(text)):
+        if readers is None:
+            spelled = run.spelling(text)
+            if spelled is None:
+                continue
+            readers = run.by_length.get(len(spelled)) or run.of_length(len(spelled))
+        else:
+            spelled = text
+        for test, entry in readers:
+            if (test is not None and not test(spelled)) or (
+                found and entry.scheme is not None and entry.name in named
+            ):
+                continue
+            try:
+                chosen = entry.scheme_for(spelled)
+                decoded = (entry.fields, chosen, spelled, *_decoded(chosen, spelled))
+            except InvalidId:
+                continue
+            if chosen.name not in named:
+                found.append(decoded)
+                named.add(chosen.name)
+    return found
 
 
 #: Libraries whose id objects print as their id's canonical text (``str(obj)``): python-ulid,
@@ -244,6 +380,9 @@ def _text_of_object(value: object) -> str:
     )
 
 
+#: Crockford's base32 alphabet, as a set.
+_ALPHABET = frozenset(base32.ALPHABET)
+
 #: Unix times people paste: seconds and milliseconds from 2001 to 2286 (10 and 13 digits).
 _SECONDS = re.compile(r"[1-9][0-9]{9}")
 _MILLISECONDS = re.compile(r"[1-9][0-9]{12}")
@@ -251,6 +390,8 @@ _MILLISECONDS = re.compile(r"[1-9][0-9]{12}")
 
 def _timestamp_notes(text: str) -> list[str]:
     """A decimal number that is also a plausible Unix time in seconds or milliseconds."""
+    if not text.isdigit():  # most text read (the patterns below are of digits alone)
+        return []
     if _SECONDS.fullmatch(text):
         return [f"also Unix seconds: {format_ms(int(text) * 1000)}"]
     if _MILLISECONDS.fullmatch(text):
@@ -260,7 +401,7 @@ def _timestamp_notes(text: str) -> list[str]:
 
 def _near_misses(text: str) -> list[str]:
     """Text one character longer or shorter than a ULID, in its alphabet: a likely typo."""
-    if not text or set(text.upper()) - set(base32.ALPHABET):
+    if abs(len(text) - base32.ULID_LENGTH) != 1 or not _ALPHABET.issuperset(text.upper()):
         return []
     if len(text) == base32.ULID_LENGTH + 1:
         return [f"{len(text)} characters: a ULID with one extra character?"]

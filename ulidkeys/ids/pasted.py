@@ -26,6 +26,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ulidkeys.errors import InvalidId, describe
 from ulidkeys.ids.inspection import Inspection, inspect
+from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.timeinput import format_ms, ms_to_datetime, now_ms
 
@@ -89,20 +90,41 @@ class Pasted:
         return self.key == self.text and not self.before and not self.after
 
 
-def read_pasted(text: str) -> Pasted:
+def read_pasted(text: str, scheme: IdScheme | str | None = None) -> Pasted:
     """The id in ``text`` as users paste it (see the module's documentation); InvalidId
-    (a ValueError) when there is none, with the reasons of :func:`inspect`."""
+    (a ValueError) when there is none, with the reasons of :func:`inspect`. ``scheme`` (an
+    :class:`IdScheme` or a name, as :func:`inspect` takes) reads the id as that scheme only,
+    and as it is: a number is not weighed."""
     text = text.strip()
+    weigh = _weighed if scheme is None else _as_read
     try:  # the fast way, and most lines of a listing: the text is the id
-        return _weighed(text, text, 0, len(text), None, inspect(text))
+        return weigh(text, text, 0, len(text), None, inspect(text, scheme))
     except InvalidId as error:
         refused = error
     key, bucket = unwrap(text)
-    found = _id_in(key)
+    found = _id_in(key, scheme)
     if found is None:
-        raise refused
+        wrapped = _wrapped(text)
+        if wrapped is None:
+            raise refused
+        inside, where = wrapped
+        try:  # what is wrong with the id inside, not with the braces around it
+            inspect(inside, scheme)
+        except InvalidId as error:
+            raise InvalidId(f"{describe(text)}: {where}, {error}") from None
+        raise refused  # pragma: no cover - the id inside was read by _id_in already
     start, end, reading = found
-    return _weighed(text, key, start, end, bucket, reading)
+    return weigh(text, key, start, end, bucket, reading)
+
+
+def _wrapped(text: str) -> tuple[str, str] | None:
+    """The text inside ``{...}`` or after ``urn:uuid:`` (meant to be an id alone) and where
+    it is, else None."""
+    if text.startswith("{") and text.endswith("}"):
+        return unwrap(text)[0], "inside the braces"
+    if text.lower().startswith("urn:uuid:"):
+        return unwrap(text)[0], "after urn:uuid:"
+    return None
 
 
 def unwrap(text: str) -> tuple[str, str | None]:
@@ -141,9 +163,9 @@ def _https_key(url: str) -> tuple[str, str | None]:
     return key, bucket or None
 
 
-def _id_in(key: str) -> tuple[int, int, Inspection] | None:
-    """The first id in ``key`` that is no bare number (a number of 10 or more digits if none
-    is): ``(start, end, reading)``."""
+def _id_in(key: str, scheme: IdScheme | str | None = None) -> tuple[int, int, Inspection] | None:
+    """The first id in ``key`` (of ``scheme`` when given) that is no bare number (a number of
+    10 or more digits if none is): ``(start, end, reading)``."""
     numbers: list[tuple[int, int, Inspection]] = []
     for candidate in _CANDIDATES.finditer(key):
         part = candidate[0]
@@ -151,13 +173,20 @@ def _id_in(key: str) -> tuple[int, int, Inspection] | None:
         if digits and len(part) < _MIN_DIGITS_IN_KEY:
             continue
         try:
-            reading = inspect(part)
+            reading = inspect(part, scheme)
         except InvalidId:
             continue
         if not digits:
             return candidate.start(), candidate.end(), reading
         numbers.append((candidate.start(), candidate.end(), reading))
     return max(numbers, key=lambda found: found[1] - found[0], default=None)
+
+
+def _as_read(
+    text: str, key: str, start: int, end: int, bucket: str | None, reading: Inspection
+) -> Pasted:
+    """The reading as it is (a scheme was named: no number is weighed)."""
+    return Pasted(text, key, start, end, bucket, reading)
 
 
 def _weighed(

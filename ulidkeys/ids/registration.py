@@ -47,10 +47,13 @@ class Reading:
     """One way ``inspect`` may read text as a scheme without being told: tried in ascending
     ``order`` over every registered scheme (ULID's 10 comes first; ``ulidkeys schemes`` and
     :data:`ulidkeys.ids.registry.READINGS` give the whole order); ``spelling`` gives the text
-    to parse, or None when the text cannot be this reading."""
+    to parse, or None when the text cannot be this reading. ``lengths`` are the only lengths
+    of text the spelling gives a text for (None: any), so ``inspect`` asks it of no other
+    text (a listing's lines each try every reading)."""
 
     order: float
     spelling: Callable[[str], str | None] = same_text
+    lengths: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,10 @@ class TaggedUlidScheme(IntCodedScheme):
         self.name = f"ulid-tag{tag}"
         firsts = base32.ALPHABET[tag * 8 : tag * 8 + 8]
         self.pattern = char_class(firsts) + char_class(base32.ALPHABET) + "{25}"
+        #: First characters of the alphabet (either case) that hold another tag.
+        self._other_tags = frozenset(
+            c for c in base32.ALPHABET + base32.ALPHABET.lower() if c.upper() not in firsts
+        )
 
     def _broken_rule(self, value: int) -> str | None:
         tag = value >> 128
@@ -158,8 +162,7 @@ class TaggedUlidScheme(IntCodedScheme):
     def could_read(self, text: str) -> bool:
         """False for text whose first character holds another tag (``inspect`` tries every
         scheme on every line: this one refuses most without building the reason)."""
-        first = base32.ALPHABET.find(text[:1].upper())
-        return first < 0 or first >> 3 == self.tag
+        return text[:1] not in self._other_tags
 
     def _decode(self, text: str) -> int:
         if len(text) != base32.ULID_LENGTH:
@@ -206,10 +209,14 @@ TAGGED_ULIDS: tuple[TaggedUlidScheme, ...] = (ULID_TAG1, ULID_TAG2, ULID_TAG3)
 
 def _typeid_text(text: str) -> str | None:
     """A TypeID without a prefix is a lowercase ULID: only guess one that is lowercase; a
-    TypeID never holds '-' (its prefix is letters and '_', its suffix base32), a UUID does."""
-    if "-" in text:
+    TypeID never holds '-' (its prefix is letters and '_', its suffix base32), a UUID does;
+    its suffix is its last 26 characters, and without a prefix the whole of it (a Snowflake's
+    digits are none)."""
+    if "-" in text or len(text) < 26:
         return None
-    return text if "_" in text or text.islower() or text.isdigit() else None
+    if "_" in text:
+        return text
+    return text if len(text) == 26 and (text.islower() or text.isdigit()) else None
 
 
 def _typeid_fields(scheme: object, value: int) -> dict[str, Field]:

@@ -41,6 +41,14 @@ class UlidScheme(IntCodedScheme):
     def _encode(self, value: int) -> str:
         return base32.encode_ulid(value)
 
+    def decoded(self, text: str) -> tuple[str, int, int | None]:
+        """``(parse(text), to_int(text), timestamp_ms(text))``; canonical text (most of a
+        listing) is its own canonical form, not encoded again."""
+        if isinstance(text, str) and _CANONICAL.fullmatch(text) is not None:
+            value = int(text.encode("ascii").translate(base32.DECODE_TABLE), 32)
+            return text, value, value >> 80
+        return super().decoded(text)
+
     def _time_of(self, value: int) -> int:
         return value >> 80
 

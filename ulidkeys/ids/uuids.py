@@ -33,6 +33,8 @@ from ulidkeys.ids.registration import (
 UUID_TEXT = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
+#: The 15th character of a UUID's text of each version, in either case.
+_VERSION_CHARACTERS = tuple(frozenset({f"{v:x}", f"{v:X}"}) for v in range(16))
 VARIANT = 0b10 << 62  # RFC 9562 variant bits
 RAND_B = (1 << 62) - 1  # the 62 bits after the variant
 
@@ -55,7 +57,7 @@ class UuidScheme(IntCodedScheme):
         without building the reason (a scheme with its own rule, nil or max, reads on)."""
         if type(self)._broken_rule is not UuidScheme._broken_rule or len(text) != 36:
             return True
-        return text[14:15].lower() == f"{self.version:x}"
+        return text[14:15] in _VERSION_CHARACTERS[self.version]
 
     def _broken_rule(self, value: int) -> str | None:
         if (value >> 76) & 0xF != self.version:
@@ -76,6 +78,13 @@ class UuidScheme(IntCodedScheme):
     def _encode(self, value: int) -> str:
         h = f"{value:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+    def _canonical(self, text: str, value: int) -> str:
+        """Text this class decodes is 8-4-4-4-12 hex, whose canonical form is its lower case
+        (not encoded again, a listing's every line)."""
+        if type(self)._decode is UuidScheme._decode:
+            return text.lower()
+        return self._encode(value)
 
 
 def uuid_fields(value: int) -> dict[str, Field]:
@@ -100,7 +109,10 @@ def _hex_text(text: str) -> str | None:
 def uuid_readings(rank: int) -> tuple[Reading, ...]:
     """A UUID version is read dashed (order 40) and as 32 hex (60), the versions in ``rank``
     order within each: v7, v6, v1, v3, v4, v5, nil, max."""
-    return (Reading(40 + rank / 10, _dashed_text), Reading(60 + rank / 10, _hex_text))
+    return (
+        Reading(40 + rank / 10, _dashed_text, frozenset({36})),
+        Reading(60 + rank / 10, _hex_text, frozenset({32})),
+    )
 
 
 class _TimelessUuidScheme(UuidScheme):
@@ -211,11 +223,12 @@ class _SpecialUuidScheme(_TimelessUuidScheme):
     def __init__(self, name: str, value: int) -> None:
         self.name = name
         self._value = value
-        self.pattern = re.escape(self._encode(value))
+        self._text = self._encode(value)
+        self.pattern = re.escape(self._text)
 
     def could_read(self, text: str) -> bool:
         """Only its one text (in either case): every other UUID is refused before decoding."""
-        return len(text) != 36 or text.lower() == self._encode(self._value)
+        return len(text) != 36 or text.lower() == self._text
 
     def _broken_rule(self, value: int) -> str | None:
         return None if value == self._value else f"it is not {self._encode(self._value)}"

@@ -21,7 +21,6 @@ from ulidkeys.errors import (
     KeyMismatch,
     describe,
     require_bool,
-    require_count,
 )
 from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import (
@@ -47,6 +46,7 @@ from ulidkeys.planning.keyschemas import (
     telling_attrs,
 )
 from ulidkeys.planning.keytext import check_text
+from ulidkeys.planning.layout import require_shards
 from ulidkeys.planning.periods import PERIOD_NAMES, Period
 from ulidkeys.planning.plans import PAST_ALL_KEYS, Plan, Position, resolve_window, scope_of
 from ulidkeys.planning.queries import QueryCall, plan_query
@@ -147,7 +147,7 @@ class Entity:
             self.period = None if bucket is None else Period(bucket)
         except InvalidValue as error:
             raise InvalidKeyTemplate(f"bucket: {error}") from None
-        self.shards = require_count(shards, "shards", 1, optional=True)
+        self.shards = require_shards(shards, InvalidKeyTemplate, "no {shard} part")
         self.newest_first_keys = require_bool(newest_first_keys, "newest_first_keys")
         if not self.timed and (self.period is not None or newest_first_keys):
             option = "newest_first_keys=True" if newest_first_keys else f"bucket={bucket!r}"

@@ -49,6 +49,17 @@ MAX_KEY_BYTES = 1024
 #: Most shard folders a layout may have (every window is listed once per shard).
 MAX_SHARDS = 1000
 
+
+def require_shards(shards: object, error: type[InvalidValue], none_means: str) -> int | None:
+    """A shard count as layouts and entities take it: None, or 1 .. :data:`MAX_SHARDS`; a
+    count out of range raises ``error`` (a bad count is a bad layout or template), a bad type
+    stays InvalidType."""
+    try:
+        return require_count(shards, "shards", 1, MAX_SHARDS, optional=True)
+    except InvalidValue as refused:
+        raise error(f"{refused}; shards=None means {none_means}") from None
+
+
 _EXT_RE = re.compile(r"\.[A-Za-z0-9._+-]{1,32}")
 _EXT_RULE = "a dot followed by 1-32 letters, digits, '.', '_', '+' or '-' (e.g. '.jpg')"
 
@@ -142,11 +153,7 @@ class KeyLayout:
     def __post_init__(self) -> None:
         check_text(self.prefix, "prefix", InvalidLayout)
         check_text(self.suffix, "suffix", InvalidLayout)
-        if self.shards is not None:
-            try:
-                require_count(self.shards, "shards", 1, MAX_SHARDS)
-            except InvalidValue as error:  # a bad count is a bad layout (a bad type stays one)
-                raise InvalidLayout(f"{error}; shards=None means no shard folder") from None
+        require_shards(self.shards, InvalidLayout, "no shard folder")
         partition = layout_period(self.period)
         if not is_id_scheme(self.scheme):
             raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")

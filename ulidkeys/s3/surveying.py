@@ -29,8 +29,9 @@ def survey(
     """What ``s3://bucket/prefix`` holds, in at most ``max_calls`` ListObjectsV2 calls: the
     shape of its keys and the :class:`~ulidkeys.planning.layout.KeyLayout` that fits them, the
     oldest and newest id times, how many keys there are (exact when the prefix is small enough
-    to read whole, else estimated from sampled pages, with a range), a histogram over time, and
-    what a 1-hour and a 1-day window cost with that layout next to a full listing."""
+    to read whole, a range when whole shards were read, else unknown above the keys read), a
+    histogram over time, and what a 1-hour and a 1-day window cost with that layout next to a
+    full listing. A layout is suggested (``python``, ``config``) only for a prefix read whole."""
     if not isinstance(bucket, str) or not bucket:
         raise InvalidValue(f"bucket={describe(bucket)} must be a bucket name")
     check_prefix(prefix)

@@ -6,6 +6,7 @@ it. I/O-free (run by a shell of ``ulidkeys.engine``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Generator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,7 +29,9 @@ from ulidkeys.survey.common import (
     updated,
 )
 from ulidkeys.survey.counts import Count
+from ulidkeys.survey.shapes import ids_at_end
 from ulidkeys.survey.sortkeyshapes import (
+    PERIOD,
     SortKeyShape,
     pk_template,
     sort_key_kinds,
@@ -123,8 +126,7 @@ def partition_survey_program(
     found = replace(found, kinds=kinds, main=main)
     notes = [read_note(stats, whole, len(sort_keys), "items")]
     if main is None or main.scheme is None:
-        notes.append("no sort key read holds an id of a known scheme")
-        return updated(found, stats, notes=tuple(notes))
+        return _ids_inside(found, sort_keys, separator, whole, stats, notes)
     scheme = scheme_named(main.scheme)
     declared, why_not = _declaration(
         partition, main, scheme.name, separator, table, pk_attr, sk_attr
@@ -132,6 +134,9 @@ def partition_survey_program(
     if why_not:
         notes.append(f"no entity suggested: {why_not}")
     id_at = main.template.split(separator).index("{id}")
+    # sort key order is id order only without a period before the id (``Year#2023#<id>``
+    # orders by the year's text first): then the first item is not surely the oldest
+    by_id = PERIOD not in main.template
 
     def kind_time(key: str, template: str) -> int | None:
         """The id time of a sort key of the main kind (None: another kind)."""
@@ -160,11 +165,11 @@ def partition_survey_program(
         return updated(found, stats, **exact_counts(times), notes=tuple(notes), **declared)
     changes: dict[str, Any] = {"keys": Count.unknown(len(times))}
     if times:  # read from the lowest sort key on: the first item of the kind is its oldest
-        changes.update(oldest_ms=times[0], oldest_exact=True, newest_ms=max(times))
+        changes.update(oldest_ms=min(times), oldest_exact=by_id, newest_ms=max(times))
     top = main.prefix + _ABOVE_ALL
     if sort_keys[-1] >= top:  # read past the kind's range: its last item read is its newest
-        changes["newest_exact"] = bool(times)
-    elif stats.calls < max_calls:
+        changes["newest_exact"] = bool(times) and by_id
+    elif stats.calls < max_calls and by_id:
         span_call = QueryCall(partition, main.prefix, top, pk_attr, sk_attr, newest_first=True)
         last_page: Page = yield from fetch_one(span_call, None, END_ITEMS, stats=stats)
         newest = next(
@@ -185,6 +190,43 @@ def partition_survey_program(
     return updated(found, stats, notes=tuple(notes), **changes, **declared)
 
 
+def _ids_inside(
+    found: PartitionSurvey,
+    sort_keys: list[str],
+    separator: str,
+    whole: bool,
+    stats: Stats,
+    notes: list[str],
+) -> PartitionSurvey:
+    """No kind holds an id at a part of its own: the items whose sort key ends in an id
+    (``years/2023/<id>.csv``: of any scheme, its last part) are counted, with their time
+    span, and no entity is suggested."""
+    # times as written, as the kinds' are
+    held = list(filter(None, ids_at_end([key.rpartition(separator)[2] for key in sort_keys])))
+    if not held:
+        notes.append("no sort key read holds an id of a known scheme")
+        return updated(found, stats, notes=tuple(notes))
+    schemes = Counter(name for name, _ in held)
+    notes.append(
+        f"items: the {len(held):,} items{'' if whole else ' read'} whose sort key ends in an id "
+        f"(mostly {schemes.most_common(1)[0][0]} ids) inside a part of its own text; no entity "
+        "template puts an id there, so none is suggested"
+    )
+    times = [ms for _, ms in held if ms is not None]
+    if whole:
+        return updated(
+            found,
+            stats,
+            **{**exact_counts(times), "keys": Count.exactly(len(held))},
+            notes=tuple(notes),
+        )
+    changes: dict[str, Any] = {"keys": Count.unknown(len(held))}
+    if times:  # the oldest and newest read: the truth is that or earlier, later
+        changes.update(oldest_ms=min(times), newest_ms=max(times))
+    notes.append(f"how many items: unknown; at least the {len(held):,} read")
+    return updated(found, stats, notes=tuple(notes), **changes)
+
+
 def _declaration(
     partition: str,
     main: SortKeyShape,
@@ -196,6 +238,12 @@ def _declaration(
 ) -> tuple[dict[str, Any], str | None]:
     """The entity to declare (Python and config) when it queries ``partition`` - its partition
     key template renders it back and its sort key template is the main kind's - else why not."""
+    if PERIOD in main.template:
+        return {}, (
+            f"the sort keys {main.template!r} hold a period or a time before the id, which no "
+            "entity's sort key template fills: an entity of one of them would list its items "
+            "alone"
+        )
     pk, fields = pk_template(partition, separator)
     try:
         entity = Entity(

@@ -37,7 +37,7 @@ from ulidkeys.survey.counts import (
     window_cost,
 )
 from ulidkeys.survey.hints import deeper_note
-from ulidkeys.survey.shapes import Shape, key_time, read_shape
+from ulidkeys.survey.shapes import Shape, key_time, read_shape, unplaced
 from ulidkeys.survey.suggestions import layout_name, python_of, toml_of
 
 #: Share of the keys read that must fit the layout before its shards are taken to count the
@@ -50,13 +50,16 @@ class Survey(Findings):
     """What :func:`survey_program` found under ``location`` in ``calls`` calls.
 
     ``shape`` is None when nothing is stored there; ``layout`` None when no key holds an id of a
-    known scheme at a place a layout puts it. ``keys`` counts the keys that fit the layout:
-    exact when the prefix was read whole (then :attr:`exact`), a range at its stated confidence
-    when whole shards were read, else unknown above the keys read. ``oldest_ms``/``newest_ms``
-    are the id times of the oldest and newest keys when ``oldest_exact``/``newest_exact``, else
-    the oldest (newest) read: the truth is that or earlier (later). ``per_day``, the histogram
+    known scheme at a place a layout puts it, or when the keys sit in shard folders the survey
+    did not all see (a layout with the ones seen would miss the others). ``keys`` counts the
+    keys that fit the layout - with no layout, the keys that end in an id of any scheme: exact
+    when the prefix was read whole (then :attr:`exact`), a range at its stated confidence when
+    whole shards were read, else unknown above the keys read. ``oldest_ms``/``newest_ms`` are
+    the id times of the oldest and newest keys when ``oldest_exact``/``newest_exact``, else the
+    oldest (newest) read: the truth is that or earlier (later). ``per_day``, the histogram
     ``(bin start ms, keys)`` and ``costs`` (a 1-hour and a 1-day window with the layout and by a
     full listing, counted on the keys) are given when the keys bound them; ``notes`` say how.
+    ``python`` and ``config`` suggest the layout only for a prefix read whole that it fits.
     """
 
     shape: Shape | None = None
@@ -75,13 +78,18 @@ class Survey(Findings):
             "layout": None
             if shape is None
             else {
-                "shards": shape.shards,
+                # a shard count not seen is not given: the fewest there are is
+                "shards": shape.shards if shape.shards_known else None,
+                "shards_at_least": shape.shards,
                 "period": shape.period,
                 "other_period_folders": shape.other_period,
                 "scheme": shape.scheme,
                 "newest_first": shape.newest_first,
                 "also_fits": list(shape.alternatives),
                 "suffixes": shape.suffixes,
+                # placed False: no layout; fitting counts the keys that end in an id and
+                # not_fitting those that hold none
+                "placed": shape.placed,
                 "fitting": shape.fitting,
                 "not_fitting": shape.junk,
                 "not_fitting_examples": list(shape.examples),
@@ -148,22 +156,15 @@ def survey_program(
             whole = page.token is None
             found = replace(found, keys=none_fit(whole))
     shape = read_shape(prefix, keys, folders or ())
+    if shape.shards and not (whole or folders is not None):
+        # the keys read reach some shard folders and the folders were not listed: how many
+        # there are is not known, and a layout with the ones seen would miss the others
+        shape = replace(shape, shards_known=False)
     layout = shape.layout()
     found = replace(found, shape=shape, layout=layout)
     notes = [read_note(stats, whole, len(keys), "keys")]
     if layout is None:
-        if shape.other_period is not None:
-            notes.append(
-                f"the keys sit in period folders such as {shape.other_period!r}, a spelling no "
-                f"layout writes (layouts write {folder_forms()}): survey or list one such "
-                "folder as its own prefix"
-            )
-        else:
-            notes.append(
-                deeper_note(location, prefix, keys)
-                or "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
-            )
-        return updated(found, stats, notes=tuple(notes))
+        return _unplaced(found, location, prefix, keys, whole, stats, notes)
     times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
     if shape.unfit_ids:
         notes.append(
@@ -174,6 +175,53 @@ def survey_program(
     if whole:
         return _exact(found, bucket, layout, keys, times, stats, notes)
     return _partly(found, layout, keys, times, folders is not None, stats, notes)
+
+
+def _unplaced(
+    found: Survey,
+    location: str,
+    prefix: str,
+    keys: list[str],
+    whole: bool,
+    stats: Stats,
+    notes: list[str],
+) -> Survey:
+    """No layout lists the keys where they are: the keys that end in an id (of any scheme)
+    are counted, with their time span, and no layout is suggested."""
+    assert found.shape is not None
+    shape, held = unplaced(found.shape, keys)
+    if not shape.shards_known:
+        notes.append(
+            f"the keys sit in shard folders; those read are in the first {shape.shards} and the "
+            "folders were not listed, so how many shards there are is unknown and no layout is "
+            "given: survey with a larger max_calls, or list the folders under the prefix"
+        )
+    elif shape.other_period is not None:
+        notes.append(
+            f"the keys sit in period folders such as {shape.other_period!r}, a spelling no "
+            f"layout writes (layouts write {folder_forms()}): survey or list one such folder "
+            "as its own prefix"
+        )
+    else:
+        notes.append(
+            deeper_note(location, prefix, keys)
+            or "no key holds an id of a scheme ulidkeys knows at the place a layout puts it"
+        )
+    changes: dict[str, Any] = {"shape": shape, "keys": none_fit(whole)}
+    if held and shape.shards_known:
+        notes.append(
+            f"keys: the {len(held):,} keys{'' if whole else ' read'} that end in an id (mostly "
+            f"{shape.scheme} ids); no layout lists them where they sit, so none is suggested"
+        )
+    times = [ms for ms in held if ms is not None]
+    if whole:
+        changes.update(exact_counts(times), keys=Count.exactly(len(held)))
+    else:
+        changes["keys"] = Count.unknown(len(held))
+        if times:  # the oldest and newest read: the truth is that or earlier, later
+            changes.update(oldest_ms=min(times), newest_ms=max(times))
+        notes.append(f"how many keys: unknown; at least the {len(held):,} read")
+    return updated(found, stats, notes=tuple(notes), **changes)
 
 
 def _first_folder(prefix: str, key: str) -> str | None:
@@ -235,8 +283,6 @@ def _partly(
         "oldest_exact": sorted_by_time and not layout.newest_first and first == oldest,
         "newest_exact": sorted_by_time and layout.newest_first and first == newest,
         "keys": Count.unknown(len(times)),
-        "python": python_of(layout),
-        "config": None,
     }
     done = _shards_read_whole(layout, keys)
     fitting_share = len(times) / len(keys)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.inspection import inspect
-from ulidkeys.ids.protocol import IdScheme
+from ulidkeys.ids.protocol import IdScheme, inverted_time
 from ulidkeys.ids.registry import REGISTRATIONS, scheme_named
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.periods import DAY_MS, LAYOUT_PERIODS, folder_at_start
@@ -48,11 +48,18 @@ _NAMED_ONLY = tuple(
 class Shape:
     """The shape of a prefix's sampled keys.
 
-    ``shards`` counts the shard folders (None: none), ``period`` the Hive-style period folders
-    (a period layouts write, such as ``"day"`` or ``"week"``; None), ``scheme`` the id scheme's
-    registry name (None: no id of a known scheme), ``newest_first`` whether the ids hold
-    inverted times. ``suffixes`` counts the text after the id among the keys that fit; ``junk``
-    the keys that fit no shape, with a few ``examples``.
+    ``shards`` counts the shard folders (None: none; when not ``shards_known``, the fewest
+    there are), ``period`` the Hive-style period folders (a period layouts write, such as
+    ``"day"`` or ``"week"``; None),
+    ``scheme`` the id scheme's registry name (None: no id of a known scheme), ``newest_first``
+    whether the ids hold inverted times. ``suffixes`` counts the text after the id among the
+    keys that fit; ``junk`` the keys that fit no shape, with a few ``examples``.
+
+    A shape with ``placed`` False has ids at no place a layout puts them (period folders of
+    another spelling, folders further down, shard folders not all seen, a scheme whose text
+    does not sort): it has no layout, ``fitting`` counts the keys that end in an id of any
+    scheme (:func:`id_at_end`), ``scheme`` names the most frequent, ``suffixes`` are theirs and
+    ``junk`` the keys that hold no id.
     """
 
     prefix: str
@@ -73,6 +80,11 @@ class Shape:
     #: Keys that hold an id of the scheme but do not fit the layout (another shard count, a
     #: period folder that is not the id's): a layout that misses them is not suggested.
     unfit_ids: int = 0
+    #: False when the shard folders were not all seen (a prefix read in part, its folders not
+    #: listed): ``shards`` is then only the fewest there are, and no layout is given.
+    shards_known: bool = True
+    #: False when no layout puts the ids where they are (see above).
+    placed: bool = True
 
     @property
     def suffix(self) -> str:
@@ -80,9 +92,11 @@ class Shape:
         return next(iter(self.suffixes)) if len(self.suffixes) == 1 else ""
 
     def layout(self) -> KeyLayout | None:
-        """The layout of this shape (None without a scheme, or in period folders no layout
-        writes)."""
+        """The layout of this shape (None without a scheme, in period folders no layout writes,
+        with a shard count not known, with ids no layout places, or when no key fits it)."""
         if self.scheme is None or self.other_period is not None:
+            return None
+        if not (self.shards_known and self.placed and self.fitting):
             return None
         return KeyLayout(
             self.prefix,
@@ -293,3 +307,82 @@ def key_time(layout: KeyLayout, key: str) -> int | None:
     """The real time of a key of the layout (None when it does not fit)."""
     _id, _suffix, ms, reason = layout.split(key)
     return None if reason is not None else ms
+
+
+def canonical_scheme(text: str) -> str | None:
+    """The scheme whose canonical text ``text`` is (its first reading), else None: a number
+    such as ``2024`` is not a 19-digit Snowflake's text, nor lower-case text a ULID's."""
+    if len(text) < 10:
+        return None
+    for name, _backwards in id_readings(text):
+        if _is_text_of(name, text):
+            return name
+    return None
+
+
+def _is_text_of(name: str, text: str) -> bool:
+    try:
+        return scheme_named(name, text).parse(text) == text
+    except UlidkeysError:
+        return False
+
+
+def id_at_end(key: str, prefer: str | None = None) -> tuple[str, int | None] | None:
+    """``(scheme, time)`` of the id ``key`` ends in - the canonical text of an id of any
+    scheme as the last part of its name (after any ``/``, before any dot), ``prefer``'s
+    reading first - else None. The time is the id's as written (None for an id without one):
+    :func:`ids_at_end` turns those of newest-first keys back."""
+    stem = key.rpartition("/")[2].partition(".")[0]
+    name = prefer if prefer is not None and _is_text_of(prefer, stem) else canonical_scheme(stem)
+    if name is None:
+        return None
+    try:
+        return name, scheme_named(name, stem).timestamp_ms(stem)
+    except UlidkeysError:  # UUIDv4, tickets: an id without a time
+        return name, None
+
+
+def ids_at_end(
+    keys: Sequence[str], prefer: str | None = None, inverted: str | None = None
+) -> list[tuple[str, int | None] | None]:
+    """:func:`id_at_end` of each of ``keys`` (the scheme last found tried first), the times of
+    the ids of scheme ``inverted`` (newest-first keys) turned back."""
+    found: list[tuple[str, int | None] | None] = []
+    turned = None if inverted is None else scheme_named(inverted)
+    for key in keys:
+        at_end = id_at_end(key, prefer)
+        if at_end is not None:
+            prefer = at_end[0]  # keys of one prefix mostly hold ids of one scheme
+            if turned is not None and at_end[0] == inverted and at_end[1] is not None:
+                at_end = (at_end[0], inverted_time(turned, at_end[1]))
+        found.append(at_end)
+    return found
+
+
+def unplaced(shape: Shape, keys: Sequence[str]) -> tuple[Shape, list[int | None]]:
+    """``shape`` (which has no layout) counted by the ids its keys end in (see
+    :class:`Shape`), and the time of each key that ends in one (None: an id without a time)."""
+    suffixes: Counter[str] = Counter()
+    schemes: Counter[str] = Counter()
+    junk: list[str] = []
+    times: list[int | None] = []
+    inverted = shape.scheme if shape.newest_first else None  # as the shape's ids were read
+    for key, at_end in zip(keys, ids_at_end(keys, shape.scheme, inverted), strict=True):
+        if at_end is None:
+            junk.append(key)
+            continue
+        schemes[at_end[0]] += 1
+        times.append(at_end[1])
+        last = key.rpartition("/")[2]
+        suffixes[last[last.find(".") :] if "." in last else ""] += 1
+    return replace(
+        shape,
+        scheme=shape.scheme or (schemes.most_common(1)[0][0] if schemes else None),
+        suffixes=dict(suffixes.most_common()),
+        fitting=len(times),
+        junk=len(junk),
+        examples=tuple(junk[:MAX_EXAMPLES]),
+        alternatives=(),
+        unfit_ids=0,
+        placed=False,
+    ), times

@@ -1,6 +1,7 @@
 """What the sort keys read in a DynamoDB partition say: the kinds of keys as templates (the parts
-that are ids become ``{id}``, children's ``{id2}``), the scheme of each, how many of each, and a
-partition key template for the partition's key.
+that are ids become ``{id}``, children's ``{id2}``, a period or time before the id
+``{period}``), the scheme of each, how many of each, and a partition key template for the
+partition's key.
 """
 
 from __future__ import annotations
@@ -10,9 +11,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ulidkeys.errors import UlidkeysError
-from ulidkeys.ids.registry import scheme_named
-from ulidkeys.survey.shapes import id_readings
+from ulidkeys.survey.shapes import canonical_scheme
+
+#: Where a template has a period or a time that comes before its id (``Year#{period}#{id}``).
+PERIOD = "{period}"
+#: A part of a sort key naming a period or a time: ``2023``, ``2023-05``, ``2023-05-17``,
+#: ``20230517``, ``2023-05-17T10:00:00Z``, ``year=2023``. Before an id it is one more item of
+#: the same kind, not a kind of its own (each year its own kind, an entity of one of them).
+_PERIOD_PART = re.compile(
+    r"(?:[A-Za-z_]+=)?(?:19[7-9]\d|[2-9]\d{3})(?:-?(?:0[1-9]|1[0-2])(?:-?(?:0[1-9]|[12]\d|3[01])"
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?)?"
+)
 
 
 @dataclass(frozen=True)
@@ -27,38 +36,33 @@ class SortKeyShape:
 
     @property
     def prefix(self) -> str:
-        """The literal text before the first id (what a window's ``BETWEEN`` starts with)."""
-        return self.template.partition("{id}")[0] if self.scheme else self.template
+        """The literal text before the first id or period (what a window's ``BETWEEN`` starts
+        with)."""
+        if not self.scheme:
+            return self.template
+        return self.template.partition("{id}")[0].partition(PERIOD)[0]
 
 
 def sort_key_shape(key: str, separator: str = "#") -> tuple[str, str | None]:
     """``(template, scheme of its first id)`` of one sort key: each part between separators
-    that is the canonical text of an id becomes a placeholder."""
+    that is the canonical text of an id becomes a placeholder, and so does each part before
+    the first id that names a period or a time (``{period}``)."""
     parts = key.split(separator)
     first_scheme = None
+    first_id = None
     ids = 0
     for index, part in enumerate(parts):
-        reading = _canonical_reading(part)
+        reading = canonical_scheme(part)
         if reading is None:
             continue
         ids += 1
         first_scheme = first_scheme or reading
+        first_id = index if first_id is None else first_id
         parts[index] = "{id}" if ids == 1 else f"{{id{ids}}}"
+    for index in range(first_id or 0):
+        if _PERIOD_PART.fullmatch(parts[index]):
+            parts[index] = PERIOD
     return separator.join(parts), first_scheme
-
-
-def _canonical_reading(part: str) -> str | None:
-    """The scheme whose canonical text ``part`` is (the first reading), else None: a number
-    such as ``2024`` is not a 19-digit Snowflake's text, so it stays a literal."""
-    if len(part) < 10:
-        return None
-    for name, _backwards in id_readings(part):
-        try:
-            if scheme_named(name, part).parse(part) == part:
-                return name
-        except UlidkeysError:
-            continue
-    return None
 
 
 def sort_key_shapes(keys: Iterable[str], separator: str = "#") -> list[SortKeyShape]:
