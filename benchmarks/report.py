@@ -56,6 +56,12 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
     ("dynamodb_window.py", [], ["--items", "5000"], "DynamoDB windows on moto: calls, items"),
     ("dynamodb_split.py", [], ["--items", "20000"], "DynamoDB: one chain vs time-split"),
     (
+        "dynamodb_collection.py",
+        [],
+        ["--items", "6000"],
+        "DynamoDB collections: latest(20) and an hour of three kinds",
+    ),
+    (
         "s3_scale.py",
         ["--latency", "30"],
         ["--quick", "--keys", "20000"],

@@ -35,6 +35,7 @@ from ulidkeys.errors import (
 from ulidkeys.ids.interop import coerce_id
 from ulidkeys.ids.protocol import IdScheme, id_range, is_id_scheme
 from ulidkeys.ids.registry import scheme_named
+from ulidkeys.planning.collection import Collection
 from ulidkeys.planning.plans import Cursor, resolve_window, scope_of
 from ulidkeys.planning.sortkeys import key_after, key_before
 from ulidkeys.timeinput import TimeInput
@@ -240,6 +241,13 @@ def query_window(
 
 
 def _range_attribute(model: type[Model]) -> IdAttribute:
+    if isinstance(model, (Collection, tuple, list)):
+        raise InvalidType(
+            f"model={describe(model)}: query_window reads one PynamoDB model (its items are "
+            "instances of that class); for several kinds of one partition in id-time order, "
+            "declare them as ulidkeys Entities in a Collection and read it with "
+            "ulidkeys.dynamodb.Table(client, collection)"
+        )
     if not (isinstance(model, type) and issubclass(model, Model)):
         raise InvalidType(f"model={describe(model)} must be a PynamoDB Model class")
     attribute = model._range_key_attribute()  # type: ignore[no-untyped-call]

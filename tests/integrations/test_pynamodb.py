@@ -19,6 +19,7 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
 from ulidkeys import ULID
+from ulidkeys.dynamodb import Collection, Entity
 from ulidkeys.errors import (
     InvalidCursor,
     InvalidKeyTemplate,
@@ -183,3 +184,12 @@ def test_limit_and_cursor_resume_without_loss_or_repeats(newest_first: bool) -> 
     assert seen == whole
     with pytest.raises(InvalidCursor):  # another direction
         list(query_window(Post, partition, newest_first=not newest_first, cursor=cursor))
+
+
+def test_a_collection_or_several_models_are_refused_saying_what_reads_them() -> None:
+    activity = Collection(
+        Entity(pk="Org#{org}", sk="Post#{id}"), Entity(pk="Org#{org}", sk="Like#{id}")
+    )
+    for given_model in (activity, (Post, Post)):
+        with pytest.raises(InvalidType, match=r"one PynamoDB model.*Collection"):
+            query_window(given_model, "Org#acme")  # type: ignore[arg-type]

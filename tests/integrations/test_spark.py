@@ -186,6 +186,51 @@ def test_a_dynamodb_window_is_exactly_its_items(
     assert all(row["score"] == row["n"] + 0.5 for row in rows)
 
 
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_a_collection_reads_every_kind_with_a_kind_column(
+    spark: SparkSession, endpoint: str, tmp_path: Path, partitions: int
+) -> None:
+    """option("entity") names a collection of ulidkeys.toml: every kind of the window, each
+    row's kind in the kind column, an undeclared kind between them left out."""
+    dynamodb = client_of(endpoint, "dynamodb")
+    post, like = Entity(pk="Org#{org}", sk="Post#{id}"), Entity(pk="Org#{org}", sk="Like#{id}")
+    name = f"spark-{uuid.uuid4().hex[:8]}"
+    dynamodb.create_table(**post.table_definition(name))
+    rng = random.Random(11)
+    made = []
+    for n in range(60):
+        kind = (post, like, Entity(pk="Org#{org}", sk="Event#{id}"))[n % 3]
+        keys = kind.keys(org="acme", id=ulid_at(T0 + rng.randrange(HOUR), rng))
+        item = {key: {"S": value} for key, value in keys.items()} | {"n": {"N": str(n)}}
+        dynamodb.put_item(TableName=name, Item=item)
+        made.append((kind.name, keys["SK"]))
+    path = tmp_path / "ulidkeys.toml"
+    path.write_text(
+        f'[entities.posts]\ntable = "{name}"\npk = "Org#{{org}}"\nsk = "Post#{{id}}"\n'
+        f'[entities.likes]\ntable = "{name}"\npk = "Org#{{org}}"\nsk = "Like#{{id}}"\n'
+        '[collections.activity]\nentities = ["posts", "likes"]\n'
+    )
+    frame = read(
+        spark,
+        "ulidkeys.dynamodb",
+        entity="activity",
+        config=str(path),
+        fields='{"org": "acme"}',
+        since=str(T0),
+        until=str(T0 + HOUR),
+        partitions=str(partitions),
+        endpoint_url=endpoint,
+        region="us-east-1",
+    )
+    assert [field.name for field in frame.schema.fields][:3] == ["PK", "SK", "kind"]
+    rows = frame.collect()
+    expected = {
+        ("posts" if kind == "Post" else "likes", sk) for kind, sk in made if kind != "Event"
+    }
+    assert {(row["kind"], row["SK"]) for row in rows} == expected
+    assert len(rows) == len(expected)
+
+
 def test_a_given_schema_and_an_empty_dynamodb_window(
     spark: SparkSession, endpoint: str, table: Any
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import boto3
 import pytest
@@ -21,11 +22,12 @@ pytest.importorskip("numpy")  # pyspark's own dependency: float32's shortest tex
 import numpy
 from pyspark.sql.types import DecimalType
 
-from ulidkeys.dynamodb import Entity
+from ulidkeys.dynamodb import Collection, Entity
 from ulidkeys.errors import InvalidValue, InvalidWindow, ServiceError
 from ulidkeys.spark import read_stream
 from ulidkeys.spark.cells import decimal_cell, is_float
 from ulidkeys.spark.dynamodb import DynamoDBSource
+from ulidkeys.spark.options import SourceOptions, entity_of
 from ulidkeys.spark.s3 import S3Source
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
@@ -220,3 +222,17 @@ def test_the_driver_s_set_up_and_a_refused_call_are_named(
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # none kept from before
     with pytest.raises(ServiceError, match=r"no AWS credentials found on the driver"):
         S3Source(S3)
+
+
+def test_a_collection_named_as_the_entity_is_its_collection(tmp_path: Path) -> None:
+    """option("entity") names an entity or a collection of the config file; a collection
+    reads its kinds together (tests/integrations/test_spark.py reads one)."""
+    path = tmp_path / "ulidkeys.toml"
+    path.write_text(
+        '[entities.posts]\ntable = "app"\npk = "Org#{org}"\nsk = "Post#{id}"\n'
+        '[entities.likes]\ntable = "app"\npk = "Org#{org}"\nsk = "Like#{id}"\n'
+        '[collections.activity]\nentities = ["posts", "likes"]\n'
+    )
+    table, found = entity_of(SourceOptions({"entity": "activity", "config": str(path)}))
+    assert table == "app" and isinstance(found, Collection)
+    assert found.kinds == ("posts", "likes")

@@ -18,6 +18,7 @@ from ulidkeys.engine.chains import Page
 from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, outcome, run
 from ulidkeys.errors import InvalidQuery, describe
+from ulidkeys.planning.collection import Collection
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan
 from ulidkeys.planning.queries import QueryCall
@@ -94,7 +95,8 @@ class AsyncTable(
     TableReads[AsyncResults[Item]], Consumes[Coroutine[Any, Any, AsyncConsumption[Item]]]
 ):
     """A DynamoDB table bound to an aiobotocore client and an
-    :class:`~ulidkeys.planning.entity.Entity`, for asyncio code.
+    :class:`~ulidkeys.planning.entity.Entity` (or a
+    :class:`~ulidkeys.planning.collection.Collection`), for asyncio code.
 
     ``AsyncTable(client, entity, table_name="app")`` with ``client`` from
     ``aiobotocore.session.get_session().create_client("dynamodb")``; the methods mirror
@@ -105,7 +107,7 @@ class AsyncTable(
     def __init__(
         self,
         client: DynamoDBClient,
-        entity: Entity,
+        entity: Entity | Collection,
         *,
         table_name: str,
         fast_pages: bool = True,

@@ -56,12 +56,14 @@ def register(command: Command) -> None:
 
 def names(kind: str, config_path: str | None = None) -> list[str]:
     """The scheme names (families as ``typeid:``, to be followed by a prefix), or the layouts
-    or entities of the config file (none when there is no file; InvalidConfig when it cannot
-    be read or is not valid, as for every command)."""
+    or entities (and collections) of the config file (none when there is no file;
+    InvalidConfig when it cannot be read or is not valid, as for every command)."""
     if kind == "schemes":
         return [entry.name + (":" if entry.scheme is None else "") for entry in REGISTRATIONS]
     found = config.load(config_path)
-    return sorted(found.layouts if kind == "layouts" else found.entities)
+    if kind == "layouts":
+        return sorted(found.layouts)
+    return sorted([*found.entities, *found.collections])  # what `query NAME` takes
 
 
 def _completed_actions(parser: argparse.ArgumentParser) -> Iterator[tuple[argparse.Action, str]]:

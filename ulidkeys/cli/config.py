@@ -36,12 +36,16 @@ def run(args: argparse.Namespace) -> int:
     ] + [
         {"kind": "entity", "name": name, **named.settings} for name, named in found.entities.items()
     ]
+    rows += [
+        {"kind": "collection", "name": name, **named.settings}
+        for name, named in found.collections.items()
+    ]
     if found.path is not None:
         report(f"config: {found.path}")
 
     def text(row: Row) -> str:
         settings = ", ".join(f"{k}={v!r}" for k, v in row.items() if k not in ("kind", "name"))
-        return f"{row['kind']:<7} {row['name']:<16} {settings}"
+        return f"{row['kind']:<10} {row['name']:<16} {settings}"
 
     emit(rows, args.output, text)
     return 0

@@ -1,10 +1,11 @@
-"""``ulidkeys query``: the DynamoDB items of an entity in a window, the newest, or what
-is new since a checkpoint.
+"""``ulidkeys query``: the DynamoDB items of an entity (or of a collection's kinds, with a
+kind column) in a window, the newest, or what is new since a checkpoint.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +36,7 @@ from ulidkeys.cli.options import (
 from ulidkeys.cli.output import counted, emit, json_text, report
 from ulidkeys.cli.progress import track
 from ulidkeys.config.declarations import indexes
-from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.dynamodb import Collection, Entity, Table
 from ulidkeys.emit.awscli import dynamodb_commands
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
@@ -48,15 +49,22 @@ ORDER = 50
 
 def register(command: Command) -> None:
     """Add the subcommand, its options and its handler."""
-    query = command("query", "DynamoDB items of an entity in a time window")
+    query = command("query", "DynamoDB items of an entity (or a collection) in a time window")
     query.add_argument(
-        "name", nargs="?", help="an entity named in the config file (or give --pk and --sk)"
+        "name",
+        nargs="?",
+        help="an entity or a collection named in the config file (or give --pk and --sk)",
     )
     query.add_argument(
         "--table", help="table name (required unless --explain or the config names it)"
     )
     query.add_argument("--pk", help="partition key template, e.g. 'Org#{org}'")
-    query.add_argument("--sk", help="sort key template, e.g. 'Post#{id}'")
+    query.add_argument(
+        "--sk",
+        action="append",
+        help="sort key template, e.g. 'Post#{id}'; given again ('Comment#{id}'), the kinds are "
+        "read together as a collection, with a kind column",
+    )
     query.add_argument(
         "--field", action="append", default=[], metavar="NAME=VALUE", help="a key field value"
     )
@@ -99,13 +107,39 @@ def register(command: Command) -> None:
     query.set_defaults(handler=run)
 
 
-def _query_entity(args: argparse.Namespace) -> Entity:
+#: The flags that declare keys: a collection named in the config file declares its own.
+KEY_FLAGS = ("pk", "sk", "pk_attr", "sk_attr", "bucket", "shards", "scheme", "index")
+
+
+def _query_entity(args: argparse.Namespace) -> Entity | Collection:
     """``query``'s entity: from ``--pk``/``--sk`` and the flags, or from an entity named in the
     config file (``query posts``), the flags overriding what it says (``args`` gets the
-    resolved table and attribute names)."""
+    resolved table and attribute names); or a collection named in the config file
+    (``query activity``: every kind of the partition, with a kind column)."""
     settings: Mapping[str, Any] = {}
+    templates: list[str] = args.sk or []
+    args.sk = templates[0] if templates else None
+    if len(templates) > 1:
+        if args.name is not None:
+            raise InvalidValue(
+                f"several --sk make a collection of their own; they do not go with {args.name} "
+                "(declare [collections.NAME] in the config file instead)"
+            )
+        return _collection_of_templates(args, templates)
     if args.name is not None:
-        settings = config.load(args.config).entity(args.name).settings
+        declared = config.load(args.config)
+        if args.name in declared.collections:
+            named = declared.collection(args.name)
+            for flag in KEY_FLAGS:
+                if getattr(args, flag) is not None:
+                    raise InvalidValue(
+                        f"--{flag.replace('_', '-')} does not go with the collection "
+                        f"{args.name}: its entities in the config file declare its keys"
+                    )
+            args.table = given(args.table, named.table_name, None)
+            args.sk_attr = named.collection.table.sk_attr
+            return named.collection
+        settings = declared.entity(args.name).settings
     elif args.pk is None or args.sk is None:
         raise InvalidValue(
             "query needs --pk and --sk (e.g. --pk 'Org#{org}' --sk 'Post#{id}'), or the name "
@@ -126,6 +160,35 @@ def _query_entity(args: argparse.Namespace) -> Entity:
         id_field=settings.get("id_field", "id"),
         newest_first_keys=settings.get("newest_first_keys", False),
         gsi=indexes(settings),
+    )
+
+
+def _collection_of_templates(args: argparse.Namespace, templates: list[str]) -> Collection:
+    """The collection of ``--pk`` and several ``--sk``: one kind each, named by the literal text
+    of its template (``Post#{id}`` is ``Post``), or by the template when two would share it."""
+    if args.pk is None:
+        raise InvalidValue("several --sk need --pk, the partition key template they share")
+    if args.index is not None:
+        raise InvalidValue("--index does not go with several --sk: a collection reads the table")
+    names = [re.sub(r"\{[^}]*\}", "", sk).strip("#") or sk for sk in templates]
+    if len(set(names)) < len(names):
+        names = list(templates)
+    args.pk_attr = given(args.pk_attr, None, "PK")
+    args.sk_attr = given(args.sk_attr, None, "SK")
+    return Collection(
+        *(
+            Entity(
+                pk=args.pk,
+                sk=sk,
+                name=name,
+                pk_attr=args.pk_attr,
+                sk_attr=args.sk_attr,
+                bucket=args.bucket,
+                shards=args.shards or None,
+                scheme=scheme_named(args.scheme or "ulid"),
+            )
+            for sk, name in zip(templates, names, strict=True)
+        )
     )
 
 
@@ -163,6 +226,14 @@ def run(args: argparse.Namespace) -> int:
         stats = items.stats
         tracked = track(items, "items", lambda: (stats.returned, stats.calls))
         sort_key = args.sk_attr
+        if isinstance(entity, Collection):  # a kind column: text first, JSON as a "kind" key
+            return emit(
+                ({"kind": got.kind, "item": got.item} for got in tracked),
+                args.output,
+                lambda row: (
+                    f"{row['kind']}\t{row['item'].get(sort_key, '')}\t{json_text(row['item'])}"
+                ),
+            )
         return emit(tracked, args.output, lambda i: f"{i.get(sort_key, '')}\t{json_text(i)}")
 
     if args.checkpoint is not None:
@@ -184,7 +255,8 @@ def run(args: argparse.Namespace) -> int:
         f"{counted(count, 'item')}, {counted(stats.calls, 'Query call')}, "
         f"{counted(stats.read, 'item')} read"
     )
-    if count == 0 and 0 not in (args.limit, args.latest):  # none asked for: nothing to explain
+    none_asked = 0 in (args.limit, args.latest)  # none asked for: nothing to explain
+    if count == 0 and not none_asked and isinstance(entity, Entity):
         _hint_sort_keys(client, args, entity, fields)
     print_cursor(items.cursor)
     return 0

@@ -160,6 +160,10 @@ def partition_text(found: PartitionSurvey) -> str:
         if len(found.kinds) > 12:
             lines.append(f"  ... and {len(found.kinds) - 12} more kinds")
     lines += _times(found)
+    if found.collection is not None:
+        lines += ["", f"as Python:   {found.entity}", f"collection:  {found.collection}"]
+        lines += ["in ulidkeys.toml:", found.config or ""]
+        return _ending(lines, found, None)
     return _ending(lines, found, found.entity)
 
 

@@ -18,7 +18,8 @@ The file is found and read by :mod:`ulidkeys.config.files` and its declarations 
 - :func:`load` (the file found, or the one named) and :func:`parse` (a config's text): a
   :class:`Config`, whose ``layout(name)`` and ``entity(name)`` are a :class:`NamedLayout` (its
   bucket and ``KeyLayout``, ``.bucket(client)``) and a :class:`NamedEntity` (its table and
-  ``Entity``, ``.table(client)``).
+  ``Entity``, ``.table(client)``); ``collection(name)`` a :class:`NamedCollection` (entities
+  of one partition read together: its table and ``Collection``, ``.table(client)``).
 """
 
 from __future__ import annotations
@@ -26,11 +27,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ulidkeys.config.declarations import Config, NamedEntity, NamedLayout, parse
+from ulidkeys.config.declarations import (
+    Config,
+    NamedCollection,
+    NamedEntity,
+    NamedLayout,
+    parse,
+)
 from ulidkeys.config.files import find, read_text
 from ulidkeys.errors import InvalidConfig, InvalidType, describe
 
-__all__ = ["Config", "NamedEntity", "NamedLayout", "load", "parse"]
+__all__ = ["Config", "NamedCollection", "NamedEntity", "NamedLayout", "load", "parse"]
 
 
 def load(path: str | os.PathLike[str] | None = None) -> Config:

@@ -1,6 +1,7 @@
-"""What a config file declares: its ``[layouts.NAME]`` and ``[entities.NAME]`` tables checked
-(known keys of the right TOML type, usable names, what each layout or entity needs) and built
-into :class:`NamedLayout` and :class:`NamedEntity`. Every mistake is an
+"""What a config file declares: its ``[layouts.NAME]``, ``[entities.NAME]`` and
+``[collections.NAME]`` tables checked (known keys of the right TOML type, usable names, what
+each layout, entity or collection needs) and built into :class:`NamedLayout`,
+:class:`NamedEntity` and :class:`NamedCollection`. Every mistake is an
 :class:`~ulidkeys.errors.InvalidConfig` of one line naming the file and the dotted path of the
 table or key as the file spells it. Finding and reading the file is
 :mod:`ulidkeys.config.files`; users import all of it from :mod:`ulidkeys.config`.
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ulidkeys.config.files import PYPROJECT, shown_path, toml_tables
-from ulidkeys.dynamodb import Entity, Index, Table
+from ulidkeys.dynamodb import Collection, Entity, Index, Table
 from ulidkeys.errors import (
     InvalidConfig,
     KeyAttributeClash,
@@ -66,6 +67,8 @@ ENTITY_KEYS: Mapping[str, type] = {
     "newest_first_keys": bool,
     "gsi": dict,
 }
+#: What a ``[collections.NAME]`` table takes: the names of ``[entities.NAME]`` tables.
+COLLECTION_KEYS: Mapping[str, type] = {"entities": list}
 #: What an ``[entities.NAME.gsi.INDEX]`` table takes.
 INDEX_KEYS: Mapping[str, type] = {
     "pk": str,
@@ -74,7 +77,12 @@ INDEX_KEYS: Mapping[str, type] = {
     "sk_attr": str,
     "sparse": bool,
 }
-_REQUIRED = {"layouts": ("location",), "entities": ("table", "pk", "sk")}
+_REQUIRED = {
+    "layouts": ("location",),
+    "entities": ("table", "pk", "sk"),
+    "collections": ("entities",),
+}
+_KEYS = {"layouts": LAYOUT_KEYS, "entities": ENTITY_KEYS, "collections": COLLECTION_KEYS}
 _EXAMPLES = {
     "location": '"s3://photos/uploads/"',
     "shards": "4",
@@ -93,6 +101,7 @@ _EXAMPLES = {
     "newest_first_keys": "false",
     "gsi": '{ GSI1 = { pk = "User#{author}", sk = "Post#{id}" } }',
     "sparse": "false",
+    "entities": '["posts", "comments", "likes"]',
 }
 
 
@@ -125,12 +134,28 @@ class NamedEntity:
 
 
 @dataclass(frozen=True)
+class NamedCollection:
+    """A ``[collections.NAME]`` table: the DynamoDB table name and the :class:`Collection` of
+    the entities it names (every one of them in that table)."""
+
+    name: str
+    table_name: str
+    collection: Collection
+    settings: Mapping[str, Any]
+
+    def table(self, table_or_client: Any) -> Table:
+        """The collection bound to a ``Table`` resource or a DynamoDB client."""
+        return Table(table_or_client, self.collection, table_name=self.table_name)
+
+
+@dataclass(frozen=True)
 class Config:
     """What a config file declares (``path`` None: no file was found, nothing declared)."""
 
     path: Path | None = None
     layouts: Mapping[str, NamedLayout] = field(default_factory=dict)
     entities: Mapping[str, NamedEntity] = field(default_factory=dict)
+    collections: Mapping[str, NamedCollection] = field(default_factory=dict)
 
     def layout(self, name: str) -> NamedLayout:
         """The layout declared as ``[layouts.NAME]``; InvalidConfig naming the ones there are."""
@@ -143,6 +168,12 @@ class Config:
         if require_str(name, "name") not in self.entities:
             raise self._missing("entities", name, self.entities)
         return self.entities[name]
+
+    def collection(self, name: str) -> NamedCollection:
+        """The collection declared as ``[collections.NAME]``."""
+        if require_str(name, "name") not in self.collections:
+            raise self._missing("collections", name, self.collections)
+        return self.collections[name]
 
     def _missing(self, kind: str, name: str, found: Mapping[str, object]) -> InvalidConfig:
         path = self.path
@@ -235,15 +266,15 @@ def parse(text: str, path: Path) -> Config:
                 )
     where = _Where(shown, base)
     for key, value in data.items():
-        if key not in ("layouts", "entities"):
+        if key not in _KEYS:
             what = (
                 f"table [{where.dotted(key)}]"
                 if isinstance(value, dict)
                 else f"key {where.dotted(key)} = {describe(value)}"
             )
             raise top.error(
-                f"unknown {what}; a config declares [{where.dotted('layouts', 'NAME')}] and "
-                f"[{where.dotted('entities', 'NAME')}]"
+                f"unknown {what}; a config declares [{where.dotted('layouts', 'NAME')}], "
+                f"[{where.dotted('entities', 'NAME')}] and [{where.dotted('collections', 'NAME')}]"
             )
     layouts = {
         name: _layout(where.at("layouts", name), name, settings)
@@ -253,7 +284,11 @@ def parse(text: str, path: Path) -> Config:
         name: _entity(where.at("entities", name), name, settings)
         for name, settings in _tables(top, where, data, "entities").items()
     }
-    return Config(path, layouts, entities)
+    collections = {
+        name: _collection(where.at("collections", name), name, settings, entities)
+        for name, settings in _tables(top, where, data, "collections").items()
+    }
+    return Config(path, layouts, entities, collections)
 
 
 def _tables(
@@ -266,11 +301,15 @@ def _tables(
             f"{where.dotted(kind)} = {describe(tables)} must be tables: "
             f"[{where.dotted(kind, 'NAME')}]"
         )
-    keys = LAYOUT_KEYS if kind == "layouts" else ENTITY_KEYS
+    keys = _KEYS[kind]
     for name, settings in tables.items():
         table = where.at(kind, name)
         if not is_name(name):
-            what, example = ("a layout", "photos") if kind == "layouts" else ("an entity", "posts")
+            what, example = {
+                "layouts": ("a layout", "photos"),
+                "entities": ("an entity", "posts"),
+                "collections": ("a collection", "activity"),
+            }[kind]
             raise table.error(
                 f"{describe(name)} cannot name {what}: a name is {NAME_RULE} (e.g. "
                 f"[{where.dotted(kind, example)}])"
@@ -299,7 +338,7 @@ def _check_keys(
             raise table.error(f"unknown key {describe(key)}; the keys are {', '.join(keys)}")
         expected = keys[key]
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            names: dict[type, str] = {str: "string", dict: "table"}
+            names: dict[type, str] = {str: "string", dict: "table", list: "array"}
             kind = names.get(expected, expected.__name__)
             raise table.error(
                 f"{key} = {describe(value)} must be a TOML {kind}, e.g. {key} = {_EXAMPLES[key]}"
@@ -374,6 +413,37 @@ def _entity(table: _Where, name: str, settings: Mapping[str, Any]) -> NamedEntit
     except UlidkeysError as error:
         raise table.error(str(error)) from None
     return NamedEntity(name, table_name, entity, dict(settings))
+
+
+def _collection(
+    table: _Where, name: str, settings: Mapping[str, Any], entities: Mapping[str, NamedEntity]
+) -> NamedCollection:
+    names = settings["entities"]
+    if name in entities:
+        raise table.error(
+            f"{describe(name)} names an entity too; `ulidkeys query {name}` could not tell "
+            "which one it means: give the collection another name"
+        )
+    for member in names:
+        if not isinstance(member, str) or member not in entities:
+            declared = ", ".join(entities) or "none"
+            raise table.error(
+                f"entities = {describe(names)}: {describe(member)} is not an entity of this "
+                f"file (declared: {declared}); list the names of [entities.NAME] tables"
+            )
+    if not names:
+        raise table.error(f"entities = [] is empty; e.g. entities = {_EXAMPLES['entities']}")
+    tables = sorted({entities[member].table_name for member in names})
+    if len(tables) > 1:
+        raise table.error(
+            f"entities = {describe(names)} are in different tables ({', '.join(tables)}); a "
+            "collection reads one partition of one table"
+        )
+    try:
+        collection = Collection(*(entities[member].entity for member in names), name=name)
+    except UlidkeysError as error:
+        raise table.error(str(error)) from None
+    return NamedCollection(name, tables[0], collection, dict(settings))
 
 
 def _clash_message(table: _Where, clash: KeyAttributeClash) -> str:

@@ -4,7 +4,8 @@ Declare an :class:`Entity` once (``pk="Org#{org}"``, ``sk="Post#{id}"``); keys, 
 query plans derive from it. :class:`Table` binds it to a client and runs them (boto3 is
 needed only there). What it offers:
 
-- items: :class:`Entity` (keys, parsing, plans), :class:`Index` (a secondary index's keys);
+- items: :class:`Entity` (keys, parsing, plans), :class:`Index` (a secondary index's keys),
+  :class:`Collection` (several entities of one partition, read as one time-ordered stream);
 - a table: :class:`Table` (window queries, newest first, safe writes, consumers),
   :class:`BatchWriter` (what ``Table.batch_writer`` returns), :class:`QueryCall` (one call of
   a plan), and for your own calls :func:`key_condition` and :func:`key_before` (the exact
@@ -27,6 +28,7 @@ from ulidkeys.dynamodb.table import Table, key_condition
 from ulidkeys.dynamodb.tickets import TicketServer
 from ulidkeys.dynamodb.write import BatchWriter
 from ulidkeys.ids.tickets import TICKET, TicketSplit
+from ulidkeys.planning.collection import Collection
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.keyschemas import Index
 from ulidkeys.planning.queries import QueryCall
@@ -36,6 +38,7 @@ from ulidkeys.survey.dynamodb import PartitionSurvey
 __all__ = [
     "TICKET",
     "BatchWriter",
+    "Collection",
     "DynamoCheckpointStore",
     "Entity",
     "Index",

@@ -25,6 +25,7 @@ from ulidkeys.errors import (
     require_bool,
     require_count,
 )
+from ulidkeys.planning.collection import Collection, KindCall, plan_collection
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice, require_slice, resolve_window
 from ulidkeys.planning.queries import QueryCall, plan_query, single_call
@@ -101,13 +102,72 @@ class QuerySource:
         return Page(entries, response.get("LastEvaluatedKey"), read)
 
 
+def plan_of(
+    entity: Entity | Collection,
+    start_ms: int,
+    end_ms: int,
+    *,
+    newest_first: bool = False,
+    limit: int | None = None,
+    index: str | None = None,
+    cursor: str | None = None,
+    fields: Mapping[str, object],
+) -> Plan[QueryCall]:
+    """The plan of ``[start_ms, end_ms)`` for an entity or a collection (which refuses an
+    index): what a table bound to either runs."""
+    if isinstance(entity, Collection):
+        entity.refuse_index(index)
+        return plan_collection(
+            entity,
+            start_ms,
+            end_ms,
+            newest_first=newest_first,
+            limit=limit,
+            cursor=cursor,
+            fields=fields,
+        )
+    return plan_query(
+        entity,
+        start_ms,
+        end_ms,
+        newest_first=newest_first,
+        limit=limit,
+        index=index,
+        cursor=cursor,
+        fields=fields,
+    )
+
+
+class CollectionSource(QuerySource):
+    """The pages of a collection's queries: each key read once for its kind, id and time
+    (:meth:`~ulidkeys.planning.collection.Collection.read_entries`), each item of a declared
+    kind handed out as a ``CollectionItem``."""
+
+    def __init__(
+        self,
+        target: Target,
+        collection: Collection,
+        page_size: int | None = None,
+        fast_pages: bool = False,
+    ) -> None:
+        super().__init__(target, page_size, fast_pages=fast_pages)
+        self.collection = collection
+
+    def page(
+        self, call: QueryCall, response: Mapping[str, Any], plain: list[Item] | None = None
+    ) -> Page:
+        page = super().page(call, response, plain)
+        assert isinstance(call, KindCall)  # a collection plans only these
+        return Page(self.collection.read_entries(call, page.entries), page.token, page.read)
+
+
 class TableReads(Generic[ResultsT]):
     """The reads of :class:`Table` and of its asyncio twin (``ulidkeys.aio.AsyncTable``),
     written once: both plan and map pages with the same code and differ only in how a plan
     is run (``_run``: threads, or awaited tasks), so a query behaves the same in either shell.
     ``ResultsT`` is ``Results`` or ``AsyncResults``."""
 
-    entity: Entity
+    entity: Entity | Collection
     target: Target
     fast_pages: bool
 
@@ -207,7 +267,7 @@ class TableReads(Generic[ResultsT]):
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
         require_slice(piece)  # its window is read before the plan checks it
-        whole = plan_query(
+        whole = plan_of(
             self.entity,
             piece.window_start_ms,
             piece.window_end_ms,
@@ -255,7 +315,7 @@ class TableReads(Generic[ResultsT]):
                 "query knows which buckets to visit"
             )
         start, end = resolve_window(since, until, cursor)
-        return plan_query(
+        return plan_of(
             self.entity,
             start,
             end,
@@ -276,8 +336,13 @@ class TableReads(Generic[ResultsT]):
     ) -> ResultsT:
         """Run a plan made by :meth:`plan_window` (or by hand) against this table; ``split`` as in
         :meth:`query_window`."""
-        source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
-        return self._run(plan, source, max_workers, split)
+        return self._run(plan, self.source(page_size), max_workers, split)
+
+    def source(self, page_size: int | None = None) -> QuerySource:
+        """The page source of this table's queries (a collection's reads each key's kind)."""
+        if isinstance(self.entity, Collection):
+            return CollectionSource(self.target, self.entity, page_size, self.fast_pages)
+        return QuerySource(self.target, page_size, fast_pages=self.fast_pages)
 
     def _run(
         self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool
@@ -287,7 +352,9 @@ class TableReads(Generic[ResultsT]):
 
 
 class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
-    """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity`.
+    """A DynamoDB table bound to a client and an :class:`~ulidkeys.planning.entity.Entity` (or
+    a :class:`~ulidkeys.planning.collection.Collection`: its reads give every kind's items,
+    each a ``CollectionItem``; its writes check each item against its kind).
 
     Takes a ``Table`` resource, the resource's client (``table.meta.client``) or a plain
     client (then ``table_name=`` too); every form returns the same plain items
@@ -300,13 +367,13 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
     def __init__(
         self,
         table_or_client: TableOrClient | Target,
-        entity: Entity,
+        entity: Entity | Collection,
         *,
         table_name: str | None = None,
         fast_pages: bool = True,
     ) -> None:
-        if not isinstance(entity, Entity):
-            raise InvalidType(f"entity={describe(entity)} must be an Entity")
+        if not isinstance(entity, (Entity, Collection)):
+            raise InvalidType(f"entity={describe(entity)} must be an Entity or a Collection")
         self.entity = entity
         if isinstance(table_or_client, Target):  # already resolved (the asyncio twin's)
             self.target = table_or_client
@@ -334,10 +401,9 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
 
         def plan_for(start: int, end: int, _expected: tuple[int, float] | None) -> Plan[QueryCall]:
             # Query ends at its BETWEEN bound: no page size is needed to keep later items out.
-            return plan_query(self.entity, start, end, index=index, fields=listing)
+            return plan_of(self.entity, start, end, index=index, fields=listing)
 
-        source = QuerySource(self.target, page_size, fast_pages=self.fast_pages)
-        return Listing(plan_for, source, self.entity.scheme, repr(self))
+        return Listing(plan_for, self.source(page_size), self.entity.scheme, repr(self))
 
     def _consumption(self, options: RunOptions) -> Consumption[Item]:
         run = open_run(self._listing(dict(options.listing)), options)
@@ -353,11 +419,17 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
         **fields: object,
     ) -> dict[str, Any]:
         """``client.query`` arguments (for this client form) for exactly the window's keys."""
+        entity = self.entity
+        if isinstance(entity, Collection):
+            raise InvalidQuery(
+                f"collection {entity.name} is read with one Query per sort key prefix (and per "
+                "bucket and shard), merged: run it with query_window(), or ask its entities"
+            )
         start, end = resolve_window(since, until)
         query_plan = plan_query(
-            self.entity, start, end, newest_first=newest_first, index=index, fields=fields
+            entity, start, end, newest_first=newest_first, index=index, fields=fields
         )
-        call = single_call(query_plan, self.entity)
+        call = single_call(query_plan, entity)
         return call.request(self.name, typed=not self.target.plain)
 
     # --- writes ---------------------------------------------------------------------------

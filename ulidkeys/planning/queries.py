@@ -99,7 +99,7 @@ def _show(value: Any) -> str:
     return str(value) if isinstance(value, int) else show_key(value)
 
 
-def _successor(text: str) -> str:
+def successor(text: str) -> str:
     """The smallest text above every text that starts with ``text`` (never empty)."""
     return text[:-1] + chr(ord(text[-1]) + 1)
 
@@ -156,7 +156,7 @@ def plan_query(
             )
     elif after is not None:
         position = entity.position_of(after, schema)
-        _check_after_fields(entity, after, values)
+        check_after_fields(entity, after, values)
         if newest_first and position[1] == PAST_ALL_KEYS:
             position = (position[0], "")  # a bare id: below every key of that id
     scheme = entity.scheme
@@ -328,7 +328,7 @@ class EntityQuery:
         )
 
 
-def _check_after_fields(entity: Entity, after: object, values: Mapping[str, str]) -> None:
+def check_after_fields(entity: Entity, after: object, values: Mapping[str, str]) -> None:
     """An item or key given as ``after=`` must hold the queried field values (its ``org`` is
     the query's ``org``): resuming at the id of an item of another partition would skip or
     repeat this partition's items without a word."""
@@ -397,7 +397,7 @@ def _past(
         return (lo, min(hi, number)) if newest_first else (max(lo, number + 1), hi)
     if newest_first:
         return lo, min(hi, prefix + id_text if whole_id else key)
-    return max(lo, _successor(prefix + id_text) if whole_id else key_after(key)), hi
+    return max(lo, successor(prefix + id_text) if whole_id else key_after(key)), hi
 
 
 def single_call(plan: Plan[QueryCall], entity: Entity) -> QueryCall:

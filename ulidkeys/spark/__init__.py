@@ -6,8 +6,8 @@ partitions and the rows: :func:`register` adds
 - ``spark.read.format("ulidkeys.s3")``: exactly the objects of a window, one Spark partition
   per time slice (:class:`~ulidkeys.planning.plans.Slice`), each listed by an executor with its
   own boto3 client built from the region and endpoint (credentials: the executor's own);
-- ``spark.read.format("ulidkeys.dynamodb")``: exactly the items of an entity's window, the
-  schema given or inferred from a sample;
+- ``spark.read.format("ulidkeys.dynamodb")``: exactly the items of an entity's window (or of
+  a collection's kinds, with a kind column), the schema given or inferred from a sample;
 - ``spark.readStream.format("ulidkeys.s3")``: what is new since the last micro-batch, whose
   offsets are the library's consumer :class:`~ulidkeys.planning.checkpoints.Checkpoint` JSON.
 

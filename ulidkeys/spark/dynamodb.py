@@ -1,5 +1,6 @@
-"""``ulidkeys.dynamodb`` for Spark: an entity's window as rows, one partition per time slice
-queried by an executor, the schema given or inferred from a sample."""
+"""``ulidkeys.dynamodb`` for Spark: an entity's window as rows (or a collection's: every kind,
+each row's kind in a column of its own), one partition per time slice queried by an executor,
+the schema given or inferred from a sample."""
 
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from pyspark.sql.types import (
 )
 
 from ulidkeys.clients import ClientSettings
-from ulidkeys.dynamodb import Entity, Table
+from ulidkeys.dynamodb import Collection, Entity, Table
+from ulidkeys.dynamodb.table import plan_of
 from ulidkeys.errors import InvalidValue, describe
+from ulidkeys.planning.collection import CollectionItem
 from ulidkeys.planning.plans import MAX_SLICES, Slice
-from ulidkeys.planning.queries import plan_query
 from ulidkeys.spark.cells import (
     FILLED_TYPES,
     FITS,
@@ -41,6 +43,7 @@ from ulidkeys.spark.options import (
     DEFAULT_PARTITIONS,
     ENTITY_OPTIONS,
     ID_TIME,
+    KIND_COLUMN,
     OTHERS_COLUMN,
     SAMPLE_ITEMS,
     Piece,
@@ -61,10 +64,11 @@ class _Query:
 
     settings: ClientSettings
     table: str
-    entity: Entity
+    entity: Entity | Collection
     fields: dict[str, Any]
     newest_first: bool
     index: str | None
+    kind_column: str = KIND_COLUMN  # a collection's rows: each item's kind
 
     def open(self) -> Table:
         return Table(self.settings.dynamodb(), self.entity, table_name=self.table)
@@ -75,13 +79,26 @@ class _Query:
             piece, newest_first=self.newest_first, index=self.index, **self.fields
         )
         for count, item in enumerate(found, 1):
-            yield item
+            yield self._row_item(item) if isinstance(item, CollectionItem) else item
             if limit is not None and count >= limit:
                 return
 
+    def _row_item(self, got: CollectionItem) -> dict[str, Any]:
+        """A collection's item with its kind as the kind column's attribute."""
+        if self.kind_column in got.item:
+            raise InvalidValue(
+                f"{item_named(got.item, self.entity.key_attrs())} has an attribute "
+                f"{self.kind_column!r}, the name of the kind column, which would replace it: "
+                'name that column otherwise with option("kind_column", ...)'
+            )
+        return {self.kind_column: got.kind, **got.item}
+
     def id_time(self, item: Mapping[str, Any]) -> datetime:
-        id_text = self.entity.parse(item)[self.entity.id_field]
-        return ms_to_datetime(self.entity.scheme.timestamp_ms(id_text))
+        entity = self.entity
+        if isinstance(entity, Collection):
+            entity = entity.entity_of(item)
+        id_text = entity.parse(item)[entity.id_field]
+        return ms_to_datetime(entity.scheme.timestamp_ms(id_text))
 
 
 OTHERS_MODES = ("fail", "drop", "keep")
@@ -168,7 +185,7 @@ class _Rows:
 _DYNAMODB_OPTIONS = (
     "entity", "config", "table", "pk", "sk", "shards", "scheme", "newest_first_keys",
     *ENTITY_OPTIONS, "fields", "since", "until", "partitions", "newest_first", "index",
-    "sample", "others", "others_column", "id_time_column", *CLIENT_OPTIONS,
+    "sample", "others", "others_column", "id_time_column", "kind_column", *CLIENT_OPTIONS,
 )  # fmt: skip
 
 
@@ -196,6 +213,7 @@ class DynamoDBSource(DataSource):
             fields,
             given.flag("newest_first"),
             given.text("index"),
+            given.text("kind_column", KIND_COLUMN) or KIND_COLUMN,
         )
         self.start_ms, self.end_ms = given.window("spark.read.format('ulidkeys.dynamodb')")
         self.partitions = given.count("partitions", DEFAULT_PARTITIONS, 1, MAX_SLICES)
@@ -211,7 +229,7 @@ class DynamoDBSource(DataSource):
                 f"{self.id_time!r}: give them two names"
             )
         with given.naming("fields", *[name for name in ("index",) if name in given.given]):
-            plan = plan_query(
+            plan = plan_of(
                 entity,
                 self.start_ms,
                 self.end_ms,

@@ -36,7 +36,7 @@ from pyspark.sql.types import (
 
 from ulidkeys import config
 from ulidkeys.clients import ClientSettings
-from ulidkeys.dynamodb import Entity
+from ulidkeys.dynamodb import Collection, Entity
 from ulidkeys.errors import (
     InvalidValue,
     InvalidWindow,
@@ -73,6 +73,8 @@ LINE_SCHEMA = StructType(
 )
 #: The column a DynamoDB row's id time fills (when the schema has it; ``id_time_column``).
 ID_TIME = "id_time"
+#: The column of each row's kind, when the source reads a collection.
+KIND_COLUMN = "kind"
 #: The column of the attributes outside a DynamoDB schema, with ``others=keep``.
 OTHERS_COLUMN = "_others"
 DEFAULT_PARTITIONS = 16
@@ -296,12 +298,18 @@ def bucket_subject(options: SourceOptions, bucket: str) -> str:
     return f"bucket {bucket!r}"
 
 
-def entity_of(options: SourceOptions) -> tuple[str, Entity]:
-    """The table and entity: ``entity`` (a name in ulidkeys.toml) or ``table`` + ``pk``/``sk``."""
+def entity_of(options: SourceOptions) -> tuple[str, Entity | Collection]:
+    """The table and entity: ``entity`` (a name in ulidkeys.toml: an entity, or a collection,
+    whose kinds are read together) or ``table`` + ``pk``/``sk``."""
     named = options.text("entity")
     if named is not None:
         with options.naming("entity", *[n for n in ("config",) if n in options.given]):
-            found = config.load(options.text("config")).entity(named)
+            declared = config.load(options.text("config"))
+            if named in declared.collections:
+                collection = declared.collection(named)
+                table = options.text("table", collection.table_name) or collection.table_name
+                return table, collection.collection
+            found = declared.entity(named)
         return options.text("table", found.table_name) or found.table_name, found.entity
     table = options.required("table", "the DynamoDB table (or entity=, a name in ulidkeys.toml)")
     pk = options.required("pk", "the partition key template, e.g. Org#{org}")

@@ -15,6 +15,7 @@ from ulidkeys.engine.chains import Page, Stats
 from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.errors import UlidkeysError, require_count
 from ulidkeys.ids.registry import scheme_named
+from ulidkeys.planning.collection import Collection
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.queries import QueryCall
 from ulidkeys.survey.common import (
@@ -54,11 +55,16 @@ class PartitionSurvey(Findings):
     ``main`` the most frequent one with an id, whose items the counts, times and histogram are
     about. ``entity`` is the ``Entity(...)`` to declare (Python) and ``config`` its
     ``[entities.NAME]`` table - given only when that entity queries this very partition.
+    ``collection`` is the ``Collection(...)`` of every kind with an id of the main kind's
+    scheme, when there are several and the partition was read whole (``config`` then declares
+    them all and the collection); never from part of a partition, where kinds not read may
+    exist.
     """
 
     kinds: tuple[SortKeyShape, ...] = ()
     main: SortKeyShape | None = None
     entity: str | None = None
+    collection: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The survey as JSON-safe data."""
@@ -74,6 +80,7 @@ class PartitionSurvey(Findings):
             "main": None if self.main is None else self.main.template,
             **times_dict(self, "items"),
             "entity": self.entity,
+            "collection": self.collection,
             "config": self.config,
             "notes": list(self.notes),
         }
@@ -142,6 +149,18 @@ def partition_survey_program(
         for key, (template, _) in zip(sort_keys, shapes, strict=True)
         if (ms := kind_time(key, template)) is not None
     ]
+    members = _collection_kinds(kinds, main)
+    if len(members) > 1 and declared and whole:
+        made = _collection_declaration(
+            partition, members, scheme.name, separator, table, pk_attr, sk_attr
+        )
+        declared = made or declared
+    elif len(members) > 1 and declared:
+        notes.append(
+            f"no collection suggested: {len(members)} kinds with ids were read, but the "
+            "partition was not read whole, so kinds not read may exist (raise --max-calls to "
+            "read it all)"
+        )
     if whole:
         return updated(found, stats, **exact_counts(times), notes=tuple(notes), **declared)
     changes: dict[str, Any] = {"keys": Count.unknown(len(times))}
@@ -253,3 +272,74 @@ def _declaration(
         "entity": f"Entity({', '.join(args)})" + (f"  # query with {query}" if query else ""),
         "config": entity_toml_of(name, table, pk, main.template, scheme, pk_attr, sk_attr),
     }, None
+
+
+def _collection_kinds(kinds: tuple[SortKeyShape, ...], main: SortKeyShape) -> list[SortKeyShape]:
+    """The kinds a collection with the main kind could hold: one id, of the main kind's
+    scheme, after literal text only (children with a second id are left out)."""
+    return [
+        kind
+        for kind in kinds
+        if kind.scheme == main.scheme
+        and "{id2}" not in kind.template
+        and "{" not in kind.template.partition("{id}")[0]
+    ]
+
+
+def _collection_declaration(
+    partition: str,
+    members: list[SortKeyShape],
+    scheme: str,
+    separator: str,
+    table: str,
+    pk_attr: str,
+    sk_attr: str,
+) -> dict[str, Any] | None:
+    """The collection of ``members`` to declare (Python, and config: every entity and the
+    collection), or None when the library would refuse it."""
+    pk, fields = pk_template(partition, separator)
+    names: list[str] = []
+    for kind in members:
+        literal = kind.template.replace("{id}", "").lower()
+        name = layout_name(literal.replace(separator, "_")) if literal.strip(separator) else "items"
+        while name in names:
+            name += "_"
+        names.append(name)
+    group = f"{layout_name(pk.partition(separator)[0].lower())}_activity"
+    try:
+        Collection(
+            *(
+                Entity(
+                    pk,
+                    kind.template,
+                    name=name,
+                    separator=separator,
+                    scheme=scheme_named(scheme),
+                    pk_attr=pk_attr,
+                    sk_attr=sk_attr,
+                )
+                for kind, name in zip(members, names, strict=True)
+            ),
+            name=group,
+        )
+    except UlidkeysError:
+        return None
+    extra = "" if scheme == "ulid" else f", scheme=scheme_named({scheme!r})"
+    extra += "" if pk_attr == "PK" else f", pk_attr={pk_attr!r}"
+    extra += "" if sk_attr == "SK" else f", sk_attr={sk_attr!r}"
+    entities = ", ".join(
+        f"Entity({pk!r}, {kind.template!r}, name={name!r}{extra})"
+        for kind, name in zip(members, names, strict=True)
+    )
+    query = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+    tables = [
+        entity_toml_of(name, table, pk, kind.template, scheme, pk_attr, sk_attr)
+        for kind, name in zip(members, names, strict=True)
+    ]
+    listed = ", ".join(f'"{name}"' for name in names)
+    tables.append(f"[collections.{group}]\nentities = [{listed}]\n")
+    return {
+        "collection": f"Collection({entities}, name={group!r})"
+        + (f"  # query with {query}" if query else ""),
+        "config": "".join(tables),
+    }
