@@ -5,7 +5,9 @@ the dicts botocore would build and leaves anything it does not recognise to boto
 model's members as botocore reads them, XML text (references, timestamps), runs of records of
 one shape (an object's elements) each matched by one learnt regular expression and built a
 column at a time, in C where it can be; and the handler on the client's own event system that
-hands botocore the page it read.
+hands botocore the page it read. A listing that wants columns (:data:`WANTED`, set around
+its call) gets the objects' members as lists instead, with no dict per object
+(:data:`COLUMNS`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from itertools import repeat
@@ -233,6 +236,9 @@ class Template:
     def __init__(self, outer: str, shape: Shape, fields: Mapping[str, Member]) -> None:
         forms: dict[int | None, str] = {INTEGER: "([0-9]+)", TIMESTAMP: f"({_ISO_Z})"}
         leaves: list[Member] = []  # every leaf, nested or not, in document order
+        #: the record's own leaves (not those of its elements) by member name: their values'
+        #: places in a matched record
+        self.top: dict[str, int] = {}
 
         def pattern(entries: Shape, fields: Mapping[str, Member], gap: str) -> str:
             # tags are names (letters and digits): safe inside a pattern
@@ -248,18 +254,20 @@ class Template:
                     parts.append(f"<{tag}>{gap}{pattern(inside, nested, gap)}</{tag}>{gap}")
             return "".join(parts)
 
-        def expression(entries: Shape, fields: Mapping[str, Member]) -> str:
+        def expression(entries: Shape, fields: Mapping[str, Member], top: bool) -> str:
             # the dict display of one level, its members in model order
             items: list[tuple[int, str]] = []
             for entry in entries:
                 if isinstance(entry, str):
                     member = fields[entry]
                     value = f"v{len(leaves)}"
+                    if top:
+                        self.top[member.name] = len(leaves)
                     leaves.append(member)
                 else:
                     member = fields[entry[0]]
                     assert member.fields is not None  # _fits checked it
-                    value = expression(entry[1], member.fields)
+                    value = expression(entry[1], member.fields, False)
                 items.append(
                     (member.rank, f"{member.name!r}: {f'[{value}]' if member.flat else value}")
                 )
@@ -268,7 +276,7 @@ class Template:
         self.tight = re.compile(f"<{outer}>{pattern(shape, fields, '')}</{outer}>").match
         gap = "[ \t\n]*"
         self.match = re.compile(f"<{outer}>{gap}{pattern(shape, fields, gap)}</{outer}>{gap}").match
-        self.dict = _record_builder(expression(shape, fields), len(leaves))
+        self.dict = _record_builder(expression(shape, fields, True), len(leaves))
 
         def where(kind: int) -> tuple[int, ...]:
             return tuple(i for i, member in enumerate(leaves) if member.kind == kind)
@@ -287,17 +295,39 @@ class Template:
         columns: list[Any] = list(zip(*rows, strict=True))
         if not columns:
             return [{} for _ in rows]
-        for i in self.texts:  # strings and booleans: the columns that may hold references
-            joined = "".join(columns[i])
-            if "&" in joined:  # a reference to read (S3 escapes every quote of an ETag)
-                columns[i] = _unescape_column(columns[i], joined)
-        for i in self.integers:
-            columns[i] = list(map(int, columns[i]))
-        for i in self.timestamps:
-            columns[i] = moments.column(columns[i])
-        for i in self.booleans:  # botocore: true only for the text "true", once unescaped
-            columns[i] = list(map(_TRUE.__eq__, columns[i]))
+        for i, texts in enumerate(columns):
+            columns[i] = self._values(i, texts, moments)
         return list(map(self.dict, *columns))
+
+    def columns(
+        self, rows: list[tuple[str, ...]], moments: Moments, into: dict[str, list[Any]]
+    ) -> None:
+        """Add the values of a run of records to the columns of ``into`` (by member name; a
+        member the records lack adds None): the values :meth:`build` puts in their dicts, and
+        only the columns asked for are converted."""
+        if "Key" not in self.top:
+            raise Unrecognised  # objects without a key: botocore reads them its own way
+        for name, column in into.items():
+            i = self.top.get(name)
+            if i is None:
+                column += repeat(None, len(rows))
+            else:
+                column += self._values(i, list(map(itemgetter(i), rows)), moments)
+
+    def _values(self, i: int, texts: Sequence[str], moments: Moments) -> Sequence[Any]:
+        """The values of leaf number ``i`` of a run of records, from their texts: converted
+        a column at a time, as botocore converts each one."""
+        if i in self.texts:  # strings and booleans: the columns that may hold references
+            joined = "".join(texts)
+            if "&" in joined:  # a reference to read (S3 escapes every quote of an ETag)
+                texts = _unescape_column(texts, joined)
+        if i in self.integers:
+            return list(map(int, texts))
+        if i in self.timestamps:
+            return moments.column(texts)
+        if i in self.booleans:  # botocore: true only for the text "true", once unescaped
+            return list(map(_TRUE.__eq__, texts))
+        return texts
 
 
 _TRUE = "true"
@@ -361,6 +391,13 @@ EVENT = "before-parse.*.*"
 OPERATION = "ListObjectsV2"
 #: Registered under this id, so installing twice keeps one handler.
 HANDLER_ID = "ulidkeys.s3.pages"
+#: The listed objects' members a call wants as columns, set around the call by the listing that
+#: makes it (per thread, per asyncio task): the handler then gives :data:`COLUMNS` instead of
+#: ``Contents``. None (the default): the dicts, as botocore gives them.
+WANTED: ContextVar[tuple[str, ...] | None] = ContextVar("ulidkeys_s3_wanted", default=None)
+#: The member of a parsed answer that holds the columns of :meth:`PageReader.read`.
+COLUMNS = "UlidkeysColumns"
+_OBJECTS = "Contents"
 
 # --- reading a page ----------------------------------------------------------------------
 
@@ -436,8 +473,13 @@ class PageReader:
             self._zones[key] = zone
         return zone
 
-    def read(self, body: bytes) -> dict[str, Any] | None:
-        """The body members botocore would parse from ``body``, or None: botocore's to read."""
+    def read(self, body: bytes, wanted: Sequence[str] | None = None) -> dict[str, Any] | None:
+        """The body members botocore would parse from ``body``, or None: botocore's to read.
+
+        ``wanted``: the listed objects' members (``Contents``) to give as columns instead of
+        dicts: then the answer has no ``Contents`` but :data:`COLUMNS`, a dict of one list per
+        wanted member (``"Key"`` first, always there), each object's value as botocore reads
+        it (None for a member the object lacks), in the page's order."""
         if len(body.translate(None, _REFUSED_BYTES)) != len(body):
             return None
         if not body.isascii() and any(refused in body for refused in _REFUSED_UTF8):
@@ -458,12 +500,20 @@ class PageReader:
         if not (zone is None or isinstance(zone, tzinfo)):  # _VARIES
             return None  # the local zone makes botocore's zone depend on the date
         inner = text[start.end() : end]
+        columns: dict[str, list[Any]] | None = None
+        if wanted is not None:
+            columns = {name: [] for name in ("Key", *wanted)}
         try:
-            return self._build(inner, Moments(zone, self.timestamps))
+            out = self._build(inner, Moments(zone, self.timestamps), columns)
         except Unrecognised:
             return None
+        if columns is not None:
+            out[COLUMNS] = columns
+        return out
 
-    def _build(self, inner: str, moments: Moments) -> dict[str, Any]:
+    def _build(
+        self, inner: str, moments: Moments, columns: dict[str, list[Any]] | None = None
+    ) -> dict[str, Any]:
         fields: Mapping[str, Member] = self.fields
         out: dict[str, Any] = {}
         rank = -1
@@ -497,8 +547,9 @@ class PageReader:
                     raise Unrecognised
                 elif member.flat and (template := self._templates.at(inner, pos, member)):
                     # a run of records of one shape, one regular expression match each
+                    as_columns = columns is not None and not stack and member.name == _OBJECTS
                     items = out.get(member.name)
-                    if items is None:
+                    if items is None and not as_columns:
                         items = out[member.name] = []
                         shuffled = shuffled or member.rank < rank
                         rank = member.rank
@@ -514,7 +565,10 @@ class PageReader:
                         rows.append(record.groups())
                         pos = record.end()
                         record = tight(inner, pos) or match(inner, pos)
-                    items += template.build(rows, moments)
+                    if as_columns:
+                        template.columns(rows, moments, columns)  # type: ignore[arg-type]
+                    else:
+                        items += template.build(rows, moments)  # type: ignore[operator]
                     continue
                 else:  # an opening tag: the structure's members follow
                     stack.append((fields, out, rank, shuffled, tag, member))
@@ -529,6 +583,12 @@ class PageReader:
             pos = found.end()
             # store the value of a leaf, an empty tag or a closed structure
             name = member.name
+            if columns is not None and name == _OBJECTS and not stack:
+                if "Key" not in value:
+                    raise Unrecognised  # an object without a key (<Contents/>): botocore's
+                for wanted, column in columns.items():  # an object read element by element
+                    column.append(value.get(wanted))
+                continue
             if member.flat:
                 items = out.get(name)
                 if items is not None:
@@ -618,7 +678,8 @@ def install_fast_pages(client: Any) -> bool:
         body = response_dict.get("body")
         if not isinstance(body, bytes):
             return
-        parsed = reader.read(body)
+        wanted = WANTED.get()
+        parsed = reader.read(body) if wanted is None else reader.read(body, wanted)
         if parsed is None:
             return
         customized_response_dict.update(parsed)
