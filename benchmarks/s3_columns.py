@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from botocore.parsers import DEFAULT_TIMESTAMP_PARSER
-from s3_scale import DAY, T0, client  # benchmarks/ is on the path of a script run from it
+from s3_scale import (
+    DAY,
+    T0,
+    by_paginator,
+    client,
+)  # benchmarks/ is on the path of a script run from it
 
 from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.s3.pages import PageReader, model_fields
@@ -67,27 +72,9 @@ def _items(bucket: Bucket) -> tuple[int, int]:
 
 
 def _paginated(s3: Any, bucket: Bucket) -> tuple[list[str], list[int], int]:
-    """The window's keys and sizes through boto3's paginator, as a user writes it: one chain
-    per planned call, from its StartAfter, stopping at its end."""
-    keys: list[str] = []
-    sizes: list[int] = []
-    calls = 0
-    for call in bucket.plan_window(T0, T0 + DAY).calls:
-        pages = s3.get_paginator("list_objects_v2").paginate(
-            Bucket="b", Prefix=call.prefix, StartAfter=call.start_after or ""
-        )
-        for page in pages:
-            calls += 1
-            done = False
-            for obj in page.get("Contents", []):
-                if call.stop_at is not None and obj["Key"] >= call.stop_at:
-                    done = True
-                    break
-                keys.append(obj["Key"])
-                sizes.append(obj["Size"])
-            if done:
-                break
-    return keys, sizes, calls
+    """The window's keys and sizes through boto3's paginator, as a user writes it."""
+    found, calls = by_paginator(s3, bucket, T0, T0 + DAY)
+    return [obj["Key"] for obj in found], [obj["Size"] for obj in found], calls
 
 
 def _paginator(s3: Any, bucket: Bucket) -> tuple[int, int]:
