@@ -53,6 +53,12 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
         ["--keys", "20000", "--repeat", "3"],
         "S3 listing: where the client CPU per key goes",
     ),
+    (
+        "s3_breakdown.py",
+        ["--columns"],
+        ["--columns", "--keys", "20000", "--repeat", "3"],
+        "S3 listing as pages of columns: where the client CPU per key goes",
+    ),
     ("s3_window.py", [], ["--keys", "20000"], "S3 windows on moto: calls and keys read"),
     ("dynamodb_window.py", [], ["--items", "5000"], "DynamoDB windows on moto: calls, items"),
     ("dynamodb_split.py", [], ["--items", "20000"], "DynamoDB: one chain vs time-split"),
