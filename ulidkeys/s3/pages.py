@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -234,25 +234,13 @@ class Template:
     converted as botocore converts them)."""
 
     def __init__(self, outer: str, shape: Shape, fields: Mapping[str, Member]) -> None:
-        forms: dict[int | None, str] = {INTEGER: "([0-9]+)", TIMESTAMP: f"({_ISO_Z})"}
         leaves: list[Member] = []  # every leaf, nested or not, in document order
         #: the record's own leaves (not those of its elements) by member name: their values'
         #: places in a matched record
         self.top: dict[str, int] = {}
-
-        def pattern(entries: Shape, fields: Mapping[str, Member], gap: str) -> str:
-            # tags are names (letters and digits): safe inside a pattern
-            parts = []
-            for entry in entries:
-                if isinstance(entry, str):
-                    form = forms.get(fields[entry].kind, f"({TEXT}*)")
-                    parts.append(f"<{entry}>{form}</{entry}>{gap}")
-                else:
-                    tag, inside = entry
-                    nested = fields[tag].fields
-                    assert nested is not None  # _fits checked it
-                    parts.append(f"<{tag}>{gap}{pattern(inside, nested, gap)}</{tag}>{gap}")
-            return "".join(parts)
+        self._outer, self._shape, self._fields = outer, shape, fields
+        # the expressions that capture only some of the record's own leaves, by their names
+        self._narrow: dict[tuple[str, ...], tuple[Matcher, Matcher, dict[str, int]]] = {}
 
         def expression(entries: Shape, fields: Mapping[str, Member], top: bool) -> str:
             # the dict display of one level, its members in model order
@@ -273,9 +261,7 @@ class Template:
                 )
             return "{" + ", ".join(item for _, item in sorted(items)) + "}"
 
-        self.tight = re.compile(f"<{outer}>{pattern(shape, fields, '')}</{outer}>").match
-        gap = "[ \t\n]*"
-        self.match = re.compile(f"<{outer}>{gap}{pattern(shape, fields, gap)}</{outer}>{gap}").match
+        self.tight, self.match = self._matchers(None)
         self.dict = _record_builder(expression(shape, fields, True), len(leaves))
 
         def where(kind: int) -> tuple[int, ...]:
@@ -299,20 +285,39 @@ class Template:
             columns[i] = self._values(i, texts, moments)
         return list(map(self.dict, *columns))
 
-    def columns(
-        self, rows: list[tuple[str, ...]], moments: Moments, into: dict[str, list[Any]]
-    ) -> None:
-        """Add the values of a run of records to the columns of ``into`` (by member name; a
-        member the records lack adds None): the values :meth:`build` puts in their dicts, and
-        only the columns asked for are converted."""
+    def _matchers(self, keep: Collection[str] | None) -> tuple[Matcher, Matcher]:
+        """``tight`` and ``match`` of this shape, capturing every leaf (``keep`` None) or only
+        the record's own leaves named in ``keep``: the same records, checked the same way."""
+        outer, shape, fields = self._outer, self._shape, self._fields
+        gap = "[ \t\n]*"
+        tight = re.compile(f"<{outer}>{_pattern(shape, fields, '', keep)}</{outer}>").match
+        loose = f"<{outer}>{gap}{_pattern(shape, fields, gap, keep)}</{outer}>{gap}"
+        return tight, re.compile(loose).match
+
+    def columns(self, inner: str, pos: int, moments: Moments, into: dict[str, list[Any]]) -> int:
+        """Add the values of the run of records at ``pos`` to the columns of ``into`` (by
+        member name; a member the records lack adds None) and return where the run ends: the
+        values :meth:`build` puts in their dicts, only the columns asked for captured and
+        converted."""
         if "Key" not in self.top:
             raise Unrecognised  # objects without a key: botocore reads them its own way
+        names = tuple(into)
+        narrow = self._narrow.get(names)
+        if narrow is None:
+            keep = set(names)
+            captured = [name for name in sorted(self.top, key=self.top.__getitem__) if name in keep]
+            narrow = (*self._matchers(keep), {name: k for k, name in enumerate(captured)})
+            if len(self._narrow) < MAX_TEMPLATES:
+                self._narrow[names] = narrow
+        tight, match, places = narrow
+        rows, pos = _records(tight, match, inner, pos)
         for name, column in into.items():
-            i = self.top.get(name)
-            if i is None:
+            k = places.get(name)
+            if k is None:
                 column += repeat(None, len(rows))
             else:
-                column += self._values(i, list(map(itemgetter(i), rows)), moments)
+                column += self._values(self.top[name], list(map(itemgetter(k), rows)), moments)
+        return pos
 
     def _values(self, i: int, texts: Sequence[str], moments: Moments) -> Sequence[Any]:
         """The values of leaf number ``i`` of a run of records, from their texts: converted
@@ -328,6 +333,43 @@ class Template:
         if i in self.booleans:  # botocore: true only for the text "true", once unescaped
             return list(map(_TRUE.__eq__, texts))
         return texts
+
+
+Matcher = Callable[[str, int], "re.Match[str] | None"]
+#: The form of a leaf's text that a record's expression checks, by kind (any other: text).
+_FORMS: dict[int | None, str] = {INTEGER: "[0-9]+", TIMESTAMP: _ISO_Z}
+
+
+def _pattern(
+    entries: Shape, fields: Mapping[str, Member], gap: str, keep: Collection[str] | None
+) -> str:
+    """The expression of a record's elements ``entries``, capturing the text of each leaf
+    (``keep`` None) or of the record's own leaves named in ``keep`` (not its elements')."""
+    parts = []
+    for entry in entries:  # tags are names (letters and digits): safe inside a pattern
+        if isinstance(entry, str):
+            form = _FORMS.get(fields[entry].kind, f"{TEXT}*")
+            captured = keep is None or fields[entry].name in keep
+            parts.append(f"<{entry}>{'(' if captured else '(?:'}{form})</{entry}>{gap}")
+        else:
+            tag, inside = entry
+            nested = fields[tag].fields
+            assert nested is not None  # _fits checked it
+            inner = _pattern(inside, nested, gap, None if keep is None else ())
+            parts.append(f"<{tag}>{gap}{inner}</{tag}>{gap}")
+    return "".join(parts)
+
+
+def _records(tight: Matcher, match: Matcher, inner: str, pos: int) -> tuple[list[Any], int]:
+    """The captured values of the records that follow one another from ``pos`` (a tuple a
+    record), and where they end."""
+    rows = []
+    record = tight(inner, pos) or match(inner, pos)
+    while record is not None:  # each record starts where the last one ended
+        rows.append(record.groups())
+        pos = record.end()
+        record = tight(inner, pos) or match(inner, pos)
+    return rows, pos
 
 
 _TRUE = "true"
@@ -560,14 +602,10 @@ class PageReader:
                         fields, out, rank, shuffled = member.fields, {}, -1, False
                         pos = found.end()
                         continue
-                    rows = []
-                    while record is not None:  # each record starts where the last one ended
-                        rows.append(record.groups())
-                        pos = record.end()
-                        record = tight(inner, pos) or match(inner, pos)
-                    if as_columns:
-                        template.columns(rows, moments, columns)  # type: ignore[arg-type]
+                    if as_columns:  # only the columns asked for, no dict per object
+                        pos = template.columns(inner, pos, moments, columns)  # type: ignore[arg-type]
                     else:
+                        rows, pos = _records(tight, match, inner, pos)
                         items += template.build(rows, moments)  # type: ignore[operator]
                     continue
                 else:  # an opening tag: the structure's members follow
