@@ -12,7 +12,8 @@ that fails is reported with its error and the others still run.
 
 ``--update SCRIPT ...`` re-runs those scripts' sections only and puts them in place of the old
 ones in the existing page: each says when and at which commit it was re-run, and the header
-lists them, so a reader sees which tables are newer than the rest.
+lists them, so a reader sees which tables are newer than the rest. With ``--add``, a section the
+page lacks (a new script) is added at its place in the report's order.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
         ["--keys", "20000", "--repeat", "3"],
         "S3 listing: where the client CPU per key goes",
     ),
+    (
+        "s3_breakdown.py",
+        ["--columns"],
+        ["--columns", "--keys", "20000", "--repeat", "3"],
+        "S3 listing as pages of columns: where the client CPU per key goes",
+    ),
     ("s3_window.py", [], ["--keys", "20000"], "S3 windows on moto: calls and keys read"),
     ("dynamodb_window.py", [], ["--items", "5000"], "DynamoDB windows on moto: calls, items"),
     ("dynamodb_split.py", [], ["--items", "20000"], "DynamoDB: one chain vs time-split"),
@@ -72,6 +79,12 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
         ["--split-only", "--keys", "1000000", "--latency", "30"],
         ["--split-only", "--keys", "200000", "--latency", "30"],
         "S3 at scale: a day of 1,000,000 keys, split",
+    ),
+    (
+        "s3_columns.py",
+        [],
+        ["--keys", "20000", "--million", "200000", "--repeat", "1"],
+        "S3 listing as pages of columns: columns, items and the paginator",
     ),
     ("s3_gc.py", [], ["--keys", "20000"], "S3: what the garbage collector costs a split listing"),
     (
@@ -236,6 +249,24 @@ def updated(page: str, sections: dict[str, list[str]], stamp: str) -> str:
     return "\n".join(head_lines) + "\n" + "".join(parts)
 
 
+def with_places(page: str, order: list[str], new: set[str]) -> str:
+    """``page`` with an empty section for each title of ``new`` it lacks, placed after the
+    section that comes before it in ``order`` (the report's order; first if none does), so
+    :func:`updated` can fill it in."""
+    head, *parts = re.split(r"^(?=## )", page, flags=re.MULTILINE)
+    titles = [part.splitlines()[0][3:] for part in parts]
+    for title in order:
+        if title not in new or title in titles:
+            continue
+        before = [t for t in order[: order.index(title)] if t in titles]
+        at = titles.index(before[-1]) + 1 if before else 0
+        if at == len(parts) and parts and not parts[-1].endswith("\n\n"):
+            parts[-1] += "\n"
+        parts.insert(at, f"## {title}\n\n")
+        titles.insert(at, title)
+    return head + "".join(parts)
+
+
 def _rerun_titles(head: str) -> list[str]:
     for line in head.splitlines():
         if line.startswith(_RERUN):
@@ -253,6 +284,11 @@ def main() -> None:
         nargs="+",
         metavar="SCRIPT",
         help="re-run these scripts' sections and put them in place of the old ones in the page",
+    )
+    parser.add_argument(
+        "--add",
+        action="store_true",
+        help="with --update: a section the page lacks is added at its place in the report",
     )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per script")
     args = parser.parse_args()
@@ -303,7 +339,10 @@ def update(args: argparse.Namespace, now: str) -> None:
             sections[title], ok = section(script, title, full, args.timeout)
             if not ok:
                 failed.append(script)
-    page = updated(args.out.read_text(), sections, f"{now} at commit `{git_commit()}`")
+    page = args.out.read_text()
+    if args.add:
+        page = with_places(page, [title for *_, title in SECTIONS], set(sections))
+    page = updated(page, sections, f"{now} at commit `{git_commit()}`")
     args.out.write_text(page)
     finish(args.out, failed)
 

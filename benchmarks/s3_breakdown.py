@@ -1,14 +1,15 @@
 """Where a window listing's client CPU goes, per key: one 1-day window of 100,000 keys listed
-with ``list_window`` (split, 16 workers) over real HTTP against the local ListObjectsV2 stand-in
-of ``s3_scale.py`` (30 ms a request), profiled in every thread (cProfile on each thread's own
+with ``list_window`` (split, 16 workers; with ``--columns``, as pages of the columns key and
+size) over real HTTP against the local ListObjectsV2 stand-in of ``s3_scale.py`` (30 ms a
+request), profiled in every thread (cProfile on each thread's own
 CPU clock) and split into the page read, object construction, locate, merge, slicing
 bookkeeping and botocore's request path. Then, side by side in one run, repeated: client CPU
-per key (``time.process_time``) of ``list_window`` against boto3's paginator on a client with
-the library's page reader (the read itself), and against boto3's own paginator. Not a timed
-test.
+per key (``time.process_time``) of ``list_window``'s items and pages of columns against
+boto3's paginator on a client with the library's page reader (the read itself), and against
+boto3's own paginator. Not a timed test.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/s3_breakdown.py [--keys 100000] [--repeat 5]
-        [--latency 30] [--baseline /path/to/other/checkout]
+        [--latency 30] [--columns] [--baseline /path/to/other/checkout]
 
 The profiler slows Python calls more than C work: the table scales the profile's shares to the
 CPU per key measured without it, so the rows are estimates; the totals and ratios below it are
@@ -32,11 +33,13 @@ from typing import Any
 
 from s3_scale import DAY, T0, client  # benchmarks/ is on the path of a script run from it
 
-from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3 import Bucket, KeyLayout, Results
+from ulidkeys.s3.bucket import ListingSource
 from ulidkeys.s3.pages import install_fast_pages
 
 HERE = Path(__file__).resolve().parent
 LAYOUT = KeyLayout("up/")
+COLUMNS = ("key", "size")
 
 # Categories of the breakdown, by where a profiled function lives (first match wins).
 # ``cumulative``: functions whose whole time (callees too) is the category's; ``own``: files
@@ -50,12 +53,14 @@ CUMULATIVE = [
     ("object construction", "bucket.py", "page"),  # (key, object) pairs of a page
 ]
 BY_NAME = [
-    ("handing over (Results, the caller's loop)", "execution.py", "__next__"),
+    ("handing over (Results, the caller's loop)", "threads.py", "__next__"),
+    ("handing over (Results, the caller's loop)", "threads.py", "_column_pages"),
+    ("handing over (Results, the caller's loop)", "columns.py", "shape"),
     ("handing over (Results, the caller's loop)", "s3_breakdown.py", "<genexpr>"),
 ]
 OWN = [
     ("slicing bookkeeping", ("plans.py", "chains.py", "slicing.py")),
-    ("merge", ("heapq.py", "scheduling.py", "execution.py")),
+    ("merge", ("heapq.py", "scheduling.py", "threads.py")),
     ("botocore request path", ("botocore", "urllib3", "http", "socket", "ssl", "email", "hmac")),
 ]
 
@@ -87,8 +92,10 @@ class _Threads:
         return profiled
 
 
-def _listing(bucket: Bucket) -> int:
+def _listing(bucket: Bucket, columns: bool = False) -> int:
     result = bucket.list_window(T0, T0 + DAY, split=True, max_workers=16)
+    if columns:
+        return sum(len(page["key"]) for page in result.pages(columns=COLUMNS))
     return sum(1 for _ in result)
 
 
@@ -100,18 +107,25 @@ def _paginator(s3: Any) -> int:
     return found
 
 
-def profile(port: int) -> tuple[dict[str, float], int, int]:
-    """Seconds of profiled CPU per category, keys listed, calls made."""
+def profile(port: int, columns: bool) -> tuple[dict[str, float], int, int]:
+    """Seconds of profiled CPU per category, keys listed, calls made (of the items, or of
+    the pages of columns)."""
     bucket = Bucket(client(port), "b", LAYOUT)
-    _listing(bucket)  # warm: connections, regex caches, templates
+    _listing(bucket, columns)  # warm: connections, regex caches, templates
     threads = _Threads()
-    source = bucket.source
-    source.fetch = threads.wrap(source.fetch)  # type: ignore[method-assign]
-    main = threads.mine()
-    main.enable()
-    result = bucket.list_window(T0, T0 + DAY, split=True, max_workers=16)
-    keys = sum(1 for _ in result)
-    main.disable()
+    fetch = ListingSource.fetch  # the class's: a listing of columns runs a copy of the source
+    ListingSource.fetch = threads.wrap(fetch)  # type: ignore[method-assign]
+    try:
+        main = threads.mine()
+        main.enable()
+        result = bucket.list_window(T0, T0 + DAY, split=True, max_workers=16)
+        if columns:
+            keys = sum(len(page["key"]) for page in result.pages(columns=COLUMNS))
+        else:
+            keys = sum(1 for _ in result)
+        main.disable()
+    finally:
+        ListingSource.fetch = fetch  # type: ignore[method-assign]
     merged = pstats.Stats(*threads.profiles.values())
     return categorise(merged.stats), keys, result.stats.calls  # type: ignore[attr-defined]
 
@@ -167,6 +181,8 @@ def measure(port: int, repeat: int, count: int, with_boto3: bool) -> dict[str, l
         ("list_window split (16)", lambda: _listing(bucket)),
         ("paginator + library reader", lambda: _paginator(fast)),
     ]
+    if hasattr(Results, "pages"):  # not in a --baseline checkout from before it
+        methods.insert(1, ("columns (key, size) split (16)", lambda: _listing(bucket, True)))
     if with_boto3:
         methods.append(("boto3 paginator", lambda: _paginator(slow)))
     for _, run in methods:
@@ -187,6 +203,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--latency", type=float, default=30)
     parser.add_argument("--baseline", help="another checkout: measure its list_window too")
+    parser.add_argument(
+        "--columns", action="store_true", help="profile the pages of columns (key, size)"
+    )
     parser.add_argument("--measure-only", type=int, help=argparse.SUPPRESS)  # a port
     args = parser.parse_args()
     if args.measure_only is not None:  # a child measuring the checkout on its PYTHONPATH
@@ -207,7 +226,7 @@ def main() -> None:
     try:
         assert child.stdout is not None
         port = int(child.stdout.readline())
-        seconds, keys, calls = profile(port)
+        seconds, keys, calls = profile(port, args.columns)
         assert keys == args.keys, keys
         per_key = measure(port, args.repeat, args.keys, True)
         baseline: dict[str, list[float]] = {}
@@ -235,11 +254,12 @@ def main() -> None:
     finally:
         child.terminate()
         child.wait()
-    window = statistics.median(per_key["list_window split (16)"])
+    profiled = "columns (key, size) split (16)" if args.columns else "list_window split (16)"
+    window = statistics.median(per_key[profiled])
     total = sum(seconds.values())
     print(
-        f"{keys:,} keys in one 1-day window, {calls} calls at {args.latency:g} ms, list_window "
-        f"split (16) over HTTP: where its client CPU goes (cProfile in every thread, its shares "
+        f"{keys:,} keys in one 1-day window, {calls} calls at {args.latency:g} ms, {profiled} "
+        f"over HTTP: where its client CPU goes (cProfile in every thread, its shares "
         f"scaled to the {window * 1e6:.2f} µs per key measured without the profiler)"
     )
     print("\n| part | share | µs per key | per call (µs) |\n|---|--:|--:|--:|")
@@ -259,8 +279,13 @@ def main() -> None:
         print(f"| {name} | {statistics.median(values) * 1e6:.2f} | {runs} |")
     reader = statistics.median(per_key["paginator + library reader"])
     boto = statistics.median(per_key["boto3 paginator"])
+    columns = statistics.median(per_key["columns (key, size) split (16)"])
     print(
-        f"\nlist_window: {window / reader:.2f}x the paginator with the library's reader per key "
+        f"\ncolumns (key, size): {columns / reader:.2f}x the paginator with the library's reader "
+        f"per key; the items: {statistics.median(per_key['list_window split (16)']) / reader:.2f}x"
+    )
+    print(
+        f"\n{profiled}: {window / reader:.2f}x the paginator with the library's reader per key "
         f"(the library's own work: {(window - reader) / reader:.2f}x the read's); "
         f"boto3's paginator costs {boto / window:.1f}x list_window's client CPU"
     )

@@ -132,6 +132,29 @@ def client(port: int) -> Any:
     )
 
 
+def by_paginator(s3: Any, bucket: Bucket, lo: int, hi: int) -> tuple[list[dict[str, Any]], int]:
+    """The objects of the window ``[lo, hi)`` through boto3's paginator as a user writes it -
+    one chain per planned call (per shard), from its StartAfter, stopping at its end - and
+    the calls it made."""
+    found: list[dict[str, Any]] = []
+    calls = 0
+    for call in bucket.plan_window(lo, hi).calls:
+        pages = s3.get_paginator("list_objects_v2").paginate(
+            Bucket="b", Prefix=call.prefix, StartAfter=call.start_after or ""
+        )
+        for page in pages:
+            calls += 1
+            done = False
+            for obj in page.get("Contents", []):
+                if call.stop_at is not None and obj["Key"] >= call.stop_at:
+                    done = True
+                    break
+                found.append(obj)
+            if done:
+                break
+    return found, calls
+
+
 def measure(label: str, run: Any) -> tuple[str, float, int, int, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     calls, keys = run()
@@ -179,22 +202,8 @@ def scenario(
                 return sum(1 for _ in result), result.stats.calls
 
             def paginator(lo: int = lo, hi: int = hi) -> tuple[int, int]:
-                calls = found = 0
-                for call in bucket.plan_window(lo, hi).calls:  # one chain per shard
-                    pages = s3.get_paginator("list_objects_v2").paginate(
-                        Bucket="b", Prefix=call.prefix, StartAfter=call.start_after or ""
-                    )
-                    for page in pages:
-                        calls += 1
-                        done = False
-                        for obj in page.get("Contents", []):
-                            if call.stop_at is not None and obj["Key"] >= call.stop_at:
-                                done = True
-                                break
-                            found += 1
-                        if done:
-                            break
-                return calls, found
+                found, calls = by_paginator(s3, bucket, lo, hi)
+                return calls, len(found)
 
             for label, run in [
                 ("list_window split (16)", lambda: listing(True, 16)[::-1]),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from report import updated  # benchmarks/ is a folder of scripts, on the path above
+from report import updated, with_places  # benchmarks/ is a folder of scripts, on the path above
 from report_data import parse_report
 
 PAGE = """# Benchmarks
@@ -67,3 +67,18 @@ def test_updates_accumulate_in_the_header() -> None:
 def test_a_section_the_page_lacks_is_refused() -> None:
     with pytest.raises(SystemExit, match="no section 'Fourth'"):
         updated(PAGE, {"Fourth": new_section("Fourth", 1)}, "now")
+
+
+def test_a_new_section_is_added_at_its_place_in_the_report() -> None:
+    order = ["First", "Second", "New", "Third"]
+    page = updated(with_places(PAGE, order, {"New"}), {"New": new_section("New", 7)}, "now")
+    titles = [part.splitlines()[0] for part in page.split("\n## ")[1:]]
+    assert titles == ["First", "Second", "New", "Third"]
+    assert "| b | 7 |" in page and "*Re-run now.*" in page
+    assert '"New"' in page.split("\n## ")[0]
+    for title in ("First", "Second"):  # the others stay byte for byte
+        old = PAGE.split(f"## {title}\n")[1].split("\n## ")[0]
+        assert f"## {title}\n{old}\n## " in page
+    last = with_places(PAGE, [*order, "Last"], {"Last"})
+    assert last.startswith(PAGE) and last.rstrip().endswith("## Last")
+    assert with_places(PAGE, order, {"Second"}) == PAGE  # present: nothing to add

@@ -5,13 +5,15 @@ as columns, the connection taken from the bucket's own boto3 client.
 Needs Polars (``pip install 'ulidkeys[polars]'``); imported only when used. What it offers:
 
 - :func:`scan_window`: the window's objects as one lazy scan (Parquet, NDJSON or CSV);
+- :func:`window_frame`: the window's listing itself as a frame (key, size, id time...), read
+  as pages of columns (``Results.pages``), with no Python object per object listed;
 - :func:`urls` (the objects' ``s3://`` URLs, oldest first) and :func:`storage_options` (the
   bucket client's connection, for your own Polars reads).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import polars as pl
@@ -21,7 +23,7 @@ from ulidkeys.s3 import Bucket
 from ulidkeys.s3.signing import credentials_of
 from ulidkeys.timeinput import TimeInput
 
-__all__ = ["scan_window", "storage_options", "urls"]
+__all__ = ["scan_window", "storage_options", "urls", "window_frame"]
 
 Format = Literal["parquet", "ndjson", "csv"]
 #: The column of each row's object URL while the frame is built (dropped from the result).
@@ -32,6 +34,43 @@ _FORMATS: Mapping[str, Any] = {
     "ndjson": pl.scan_ndjson,
     "csv": pl.scan_csv,
 }
+
+
+#: The Polars type of each column of a listing (``Results.pages``' names).
+_TYPES: Mapping[str, Any] = {
+    "key": pl.String,
+    "id_ms": pl.Int64,
+    "size": pl.Int64,
+    "last_modified": pl.Datetime("us", "UTC"),
+    "etag": pl.String,
+    "storage_class": pl.String,
+}
+
+
+def window_frame(
+    bucket: Bucket,
+    since: TimeInput | None = None,
+    until: TimeInput | None = None,
+    *,
+    columns: Sequence[str] = ("key", "size", "id_ms"),
+    cursor: str | None = None,
+    max_workers: int = 8,
+) -> pl.DataFrame:
+    """The objects whose id time is in ``[since, until)`` - exactly those ``bucket.list_window``
+    gives, in its order (oldest first) - as a ``DataFrame`` of one row per object and the
+    ``columns`` asked for (``key``, ``size``, ``id_ms``: the id time in epoch ms, ``etag``,
+    ``last_modified``, ``storage_class``), read as pages of columns
+    (``list_window(...).pages(columns=...)``). ``cursor`` resumes a window listing."""
+    if not isinstance(bucket, Bucket):
+        raise InvalidType(f"bucket={describe(bucket)} must be a ulidkeys.s3.Bucket")
+    listing = bucket.list_window(since, until, cursor=cursor, max_workers=max_workers)
+    pages = listing.pages(columns=columns)  # checks the names
+    names = list(columns)
+    gathered: dict[str, list[Any]] = {name: [] for name in names}
+    for page in pages:
+        for name in names:
+            gathered[name] += page[name]
+    return pl.DataFrame(gathered, schema={name: _TYPES[name] for name in names})
 
 
 def urls(
@@ -105,17 +144,13 @@ def scan_window(
             f"{', '.join(taken)} cannot go to the scan: scan_window sets it (pass options= for "
             "the storage options)"
         )
-    objects = list(bucket.list_window(since, until))
-    layout = bucket.layout
-    times = pl.DataFrame(
-        {
-            _URL: [f"s3://{bucket.name}/{obj['Key']}" for obj in objects],
-            key_column: [obj["Key"] for obj in objects],
-            time_column: [layout.parse(obj["Key"]).ms for obj in objects],
-        },
-        schema={_URL: pl.String, key_column: pl.String, time_column: pl.Int64},
-    ).with_columns(pl.col(time_column).cast(pl.Datetime("ms", "UTC")))
-    if not objects:
+    listed = window_frame(bucket, since, until, columns=("key", "id_ms"))
+    times = listed.select(
+        (pl.lit(f"s3://{bucket.name}/") + pl.col("key")).alias(_URL),
+        pl.col("key").alias(key_column),
+        pl.col("id_ms").cast(pl.Datetime("ms", "UTC")).alias(time_column),
+    )
+    if not listed.height:
         return times.drop(_URL).lazy()
     scan: pl.LazyFrame = _FORMATS[format](
         times[_URL].to_list(),

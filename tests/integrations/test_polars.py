@@ -17,7 +17,7 @@ from faults import moto_server, s3_client
 
 from ulidkeys import ULID
 from ulidkeys.errors import InvalidValue
-from ulidkeys.polars import scan_window, storage_options, urls
+from ulidkeys.polars import scan_window, storage_options, urls, window_frame
 from ulidkeys.s3 import Bucket, KeyLayout
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
@@ -102,3 +102,32 @@ def test_bad_arguments_are_refused(endpoint: str) -> None:
         scan_window(bucket, T0, T0 + HOUR, format="xlsx")  # type: ignore[arg-type]
     with pytest.raises(InvalidValue, match="time_column"):
         scan_window(bucket, T0, T0 + HOUR, time_column="")
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [("key", "size", "id_ms"), ("etag", "key"), ("key", "last_modified", "storage_class")],
+)
+def test_window_frame_is_the_listing_row_for_row(endpoint: str, columns: tuple[str, ...]) -> None:
+    bucket, objects = filled(endpoint, "csv", seed=4)
+    start, end = T0 + HOUR, T0 + 5 * HOUR
+    frame = window_frame(bucket, start, end, columns=columns)
+    listed = list(bucket.list_window(start, end))
+    assert [obj["Key"] for obj in listed] == sorted(
+        (key for key, (ms, _rows) in objects.items() if start <= ms < end),
+        key=lambda key: (bucket.layout.parse(key).id, key),
+    )
+    members = {"key": "Key", "size": "Size", "etag": "ETag", "storage_class": "StorageClass"}
+    assert frame.columns == list(columns) and frame.height == len(listed)
+    for name in columns:
+        if name == "id_ms":
+            expected = [bucket.layout.parse(obj["Key"]).ms for obj in listed]
+        elif name == "last_modified":
+            expected = [obj["LastModified"].astimezone(timezone.utc) for obj in listed]
+        else:
+            expected = [obj[members[name]] for obj in listed]
+        assert frame[name].to_list() == expected, name
+    empty = window_frame(bucket, T0 - 10 * HOUR, T0 - 9 * HOUR, columns=columns)
+    assert empty.height == 0 and empty.columns == list(columns)
+    with pytest.raises(InvalidValue, match="'owner'"):
+        window_frame(bucket, start, end, columns=("key", "owner"))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ulidkeys.engine import tasks, threads
 from ulidkeys.engine.chains import Page
 from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, run, run_program
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
@@ -30,15 +31,23 @@ if TYPE_CHECKING:
 
 
 class AsyncListingSource:
-    """``list_objects_v2`` awaited: the request and the page are the sync source's."""
+    """``list_objects_v2`` awaited: the request and the page are the sync source's (which
+    gives dicts, or rows of columns: :meth:`columns`)."""
 
     def __init__(self, mapper: ListingSource) -> None:
         self.mapper = mapper
 
     async def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
         mapper = self.mapper
-        response = await mapper.client.list_objects_v2(**mapper.request(call, token))  # type: ignore[misc]
+        with mapper.reading():  # in this task's own context
+            response = await mapper.client.list_objects_v2(**mapper.request(call, token))  # type: ignore[misc]
         return mapper.page(response, token)
+
+    def columns(self, names: tuple[str, ...]) -> tuple[AsyncListingSource, Shape]:
+        """This source giving rows of the columns ``names`` (the sync source's
+        :meth:`~ulidkeys.s3.bucket.ListingSource.columns`)."""
+        rows, shape = self.mapper.columns(names)
+        return AsyncListingSource(rows), shape
 
 
 class AsyncBucket(

@@ -10,16 +10,24 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import _POSITION, CallT, ChainState, Ordered, Page, Stats
 from ulidkeys.engine.operations import Request
 from ulidkeys.engine.slicing import Slicing
-from ulidkeys.errors import require_count
+from ulidkeys.errors import InvalidType, InvalidValue, describe, require_count
 from ulidkeys.planning.plans import Plan, Position
 
 StreamT = TypeVar("StreamT")  # the pages of Yielded: an iterator, or an async iterator
+#: A page of columns: one list per column asked for, by name, a value per row.
+Columns = dict[str, list[Any]]
+#: The page of columns of a list of ``(position, row)`` entries (rows as a source in columns
+#: mode gives them).
+Shape = Callable[[list[Ordered]], Columns]
+#: What a listing becomes when asked for columns: the column names -> its stream of pages (of
+#: rows instead of items) and the shape of each; the adapter checks the names.
+Columnar = Callable[[tuple[str, ...]], tuple[Callable[[Stats], StreamT], Shape]]
 
 
 class Yielded(Generic[StreamT]):
@@ -28,7 +36,8 @@ class Yielded(Generic[StreamT]):
 
     ``source`` makes the stream of pages (lists of ``(position, item)`` entries, in result
     order; an iterator or an async one) given the stats it counts into; ``cursor_of`` is the
-    cursor just past a position.
+    cursor just past a position; ``columns``, when the listing can give columns, makes the
+    stream of the same entries with rows for items (:meth:`_as_columns`).
     """
 
     def __init__(
@@ -36,18 +45,51 @@ class Yielded(Generic[StreamT]):
         source: Callable[[Stats], StreamT],
         cursor_of: Callable[[Position], str],
         stats: Stats | None = None,
+        columns: Columnar[StreamT] | None = None,
     ) -> None:
         self.stats = stats if stats is not None else Stats()
         self._cursor_of = cursor_of
         self._last: Position | None = None
         self._pages = source(self.stats)
         self._entries: Any = iter(())  # the entries of the page being handed out
+        self._columns = columns
+        self._begun = False  # a page was asked for: items or columns, not both
 
     def _took(self, entry: Ordered) -> Any:
         """The item of an entry handed to the caller (counted; the cursor moves past it)."""
         self._last = entry[0]
         self.stats.returned += 1
         return entry[1]
+
+    def _took_all(self, entries: list[Ordered]) -> None:
+        """A page of entries handed to the caller at once (counted; the cursor moves past its
+        last one)."""
+        self._last = entries[-1][0]
+        self.stats.returned += len(entries)
+
+    def _as_columns(self, columns: object) -> Shape:
+        """Switch the listing, not begun yet, to pages of the ``columns`` named (a sequence of
+        names): its stream now gives rows, and the returned shape makes each page's columns."""
+        if self._begun:
+            raise InvalidValue(
+                "pages(columns=...) must come before the first item is taken: a listing hands "
+                "out items or pages of columns, not both (start a new listing, or resume one "
+                "from its .cursor)"
+            )
+        if self._columns is None:
+            raise InvalidValue(
+                "this listing gives items only: pages(columns=...) is for window and slice "
+                "listings of an S3 bucket (list_window, list_slice, run), not latest()"
+            )
+        if isinstance(columns, str) or not isinstance(columns, Sequence):
+            raise InvalidType(
+                f"columns={describe(columns)} must be a sequence of column names, "
+                "e.g. ('key', 'size')"
+            )
+        source, shape = self._columns(tuple(columns))
+        self._pages = source(self.stats)
+        self._begun = True
+        return shape
 
     @property
     def cursor(self) -> str | None:

@@ -11,14 +11,14 @@ is generated from it (``make twins``), so the two cannot drift apart.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import AsyncPageSource, CallT, Ordered, Stats
 from ulidkeys.engine.consuming import Delivery, Run
 from ulidkeys.engine.operations import Collect, Fetch, Give, Operation, Pause, Program, Send
 from ulidkeys.engine.pools import TaskPool
-from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers
+from ulidkeys.engine.scheduling import Columns, Schedule, Shape, Yielded, check_workers
 from ulidkeys.errors import require_bool
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.plans import Plan
@@ -74,9 +74,30 @@ class AsyncResults(Yielded[AsyncIterator[list[Ordered]]], AsyncIterator[Item]):
     async def __anext__(self) -> Item:
         entry = next(self._entries, None)
         while entry is None:
+            self._begun = True
             self._entries = iter(await anext(self._pages))
             entry = next(self._entries, None)
         return self._took(entry)  # type: ignore[no-any-return]
+
+    def pages(self, columns: Sequence[str] = ("key",)) -> AsyncIterator[Columns]:
+        """The listing as pages of columns instead of items: per page, in result order, a dict
+        of one list per column named in ``columns`` (what the bucket offers: ``key``,
+        ``size``, ...), built from the page read without an object per item where the
+        columns allow it.
+
+        The rows, their order, ``.stats`` and ``.cursor`` are the items' (the cursor moves
+        past a page's last row as the page is handed out). Call it instead of iterating, before
+        the first item; stop early with ``aclose()`` as for the items.
+        """
+        return self._column_pages(self._as_columns(columns))
+
+    async def _column_pages(self, shape: Shape) -> AsyncIterator[Columns]:
+        try:
+            async for entries in self._pages:
+                self._took_all(entries)
+                yield shape(entries)
+        finally:  # the caller stopped early (or the listing ended): nothing stays in flight
+            await self.aclose()
 
     async def aclose(self) -> None:
         """Stop: cancel the requests in flight and send no more."""
@@ -103,10 +124,19 @@ def run(
     """
     check_workers(max_workers)
     require_bool(split, "split")
-    return AsyncResults(
-        lambda stats: pages(plan, source, stats, max_workers=max_workers, split=split),
-        plan.cursor,
-    )
+
+    def listing(on: AsyncPageSource[CallT]) -> Callable[[Stats], AsyncIterator[list[Ordered]]]:
+        return lambda stats: pages(plan, on, stats, max_workers=max_workers, split=split)
+
+    columnar: Callable[[tuple[str, ...]], tuple[Any, Shape]] | None
+    columnar = getattr(source, "columns", None)  # a source that can give rows instead of items
+
+    def columns(names: tuple[str, ...]) -> tuple[Any, Shape]:
+        assert columnar is not None
+        rows, shape = columnar(names)
+        return listing(rows), shape
+
+    return AsyncResults(listing(source), plan.cursor, columns=None if columnar is None else columns)
 
 
 class _Driver:

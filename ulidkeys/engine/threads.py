@@ -11,14 +11,14 @@ only sends and waits.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.engine.chains import CallT, Ordered, PageSource, Stats
 from ulidkeys.engine.consuming import Delivery, Run
 from ulidkeys.engine.operations import Collect, Fetch, Give, Operation, Pause, Program, Send
 from ulidkeys.engine.pools import ThreadPool
-from ulidkeys.engine.scheduling import Schedule, Yielded, check_workers
+from ulidkeys.engine.scheduling import Columns, Schedule, Shape, Yielded, check_workers
 from ulidkeys.errors import require_bool
 from ulidkeys.planning.checkpoints import Checkpoint
 from ulidkeys.planning.plans import Plan
@@ -74,9 +74,30 @@ class Results(Yielded[Iterator[list[Ordered]]], Iterator[Item]):
     def __next__(self) -> Item:
         entry = next(self._entries, None)
         while entry is None:
+            self._begun = True
             self._entries = iter(next(self._pages))
             entry = next(self._entries, None)
         return self._took(entry)  # type: ignore[no-any-return]
+
+    def pages(self, columns: Sequence[str] = ("key",)) -> Iterator[Columns]:
+        """The listing as pages of columns instead of items: per page, in result order, a dict
+        of one list per column named in ``columns`` (what the bucket offers: ``key``,
+        ``size``, ...), built from the page read without an object per item where the
+        columns allow it.
+
+        The rows, their order, ``.stats`` and ``.cursor`` are the items' (the cursor moves
+        past a page's last row as the page is handed out). Call it instead of iterating, before
+        the first item; stop early with ``close()`` as for the items.
+        """
+        return self._column_pages(self._as_columns(columns))
+
+    def _column_pages(self, shape: Shape) -> Iterator[Columns]:
+        try:
+            for entries in self._pages:
+                self._took_all(entries)
+                yield shape(entries)
+        finally:  # the caller stopped early (or the listing ended): nothing stays in flight
+            self.close()
 
     def close(self) -> None:
         """Stop: cancel the requests in flight and send no more."""
@@ -103,10 +124,19 @@ def run(
     """
     check_workers(max_workers)
     require_bool(split, "split")
-    return Results(
-        lambda stats: pages(plan, source, stats, max_workers=max_workers, split=split),
-        plan.cursor,
-    )
+
+    def listing(on: PageSource[CallT]) -> Callable[[Stats], Iterator[list[Ordered]]]:
+        return lambda stats: pages(plan, on, stats, max_workers=max_workers, split=split)
+
+    columnar: Callable[[tuple[str, ...]], tuple[Any, Shape]] | None
+    columnar = getattr(source, "columns", None)  # a source that can give rows instead of items
+
+    def columns(names: tuple[str, ...]) -> tuple[Any, Shape]:
+        assert columnar is not None
+        rows, shape = columnar(names)
+        return listing(rows), shape
+
+    return Results(listing(source), plan.cursor, columns=None if columnar is None else columns)
 
 
 class _Driver:

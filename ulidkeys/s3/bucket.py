@@ -8,15 +8,18 @@ are shared with DynamoDB (``ulidkeys.planning``, ``ulidkeys.engine``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from copy import copy
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from urllib.parse import unquote_plus
 
 from ulidkeys.engine.chains import Page, Stats
 from ulidkeys.engine.consuming import Consumes, Listing, RunOptions, open_run
 from ulidkeys.engine.folders import periods_program
 from ulidkeys.engine.newest import latest
 from ulidkeys.engine.operations import Program
-from ulidkeys.engine.scheduling import check_workers
+from ulidkeys.engine.scheduling import Shape, check_workers
 from ulidkeys.engine.threads import Consumption, Results, outcome, run, run_program
 from ulidkeys.errors import (
     InvalidValue,
@@ -29,7 +32,8 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_listing
 from ulidkeys.planning.periods import PeriodFolder
 from ulidkeys.planning.plans import Plan, Position, Slice, require_slice, resolve_window
-from ulidkeys.s3.pages import install_fast_pages
+from ulidkeys.s3.columns import ColumnSpec
+from ulidkeys.s3.pages import COLUMNS, WANTED, install_fast_pages
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
     PresignedUpload,
@@ -69,19 +73,57 @@ def is_directory_bucket(bucket: str) -> bool:
 
 
 class ListingSource:
-    """``list_objects_v2`` for the executor: one planned call + token -> one page."""
+    """``list_objects_v2`` for the executor: one planned call + token -> one page.
 
-    def __init__(self, client: S3Client, bucket: str, *, fast_pages: bool = True) -> None:
+    A page's items are the objects' dicts; a copy made by :meth:`columns` gives rows of the
+    columns asked for instead (``Results.pages``). ``layout`` reads the id time of a key
+    (the ``id_ms`` column)."""
+
+    def __init__(
+        self,
+        client: S3Client,
+        bucket: str,
+        *,
+        fast_pages: bool = True,
+        layout: KeyLayout | None = None,
+    ) -> None:
         if not callable(getattr(client, "list_objects_v2", None)):
             raise InvalidValue(
                 f"client={describe(client)} has no list_objects_v2: pass boto3.client('s3')"
             )
-        self.client, self.bucket = client, bucket
+        self.client, self.bucket, self.layout = client, bucket, layout
         # whether the client's pages are read by ulidkeys.s3.pages instead of botocore's parser
         self.fast_pages = install_fast_pages(client) if fast_pages else False
+        self.spec: ColumnSpec | None = None  # the columns of rows, None: the objects' dicts
 
     def fetch(self, call: ListCall, token: Any, limit: int | None) -> Page:
-        return self.page(self.client.list_objects_v2(**self.request(call, token)), token)
+        if self.spec is None:
+            return self.page(self.client.list_objects_v2(**self.request(call, token)), token)
+        with self.reading():
+            response = self.client.list_objects_v2(**self.request(call, token))
+        return self.page(response, token)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Around a call (in its thread, or its asyncio task): the page reader reads the
+        members of this source's rows as columns."""
+        if self.spec is None:
+            yield
+            return
+        wanted = WANTED.set(self.spec.members)
+        try:
+            yield
+        finally:
+            WANTED.reset(wanted)
+
+    def columns(self, names: tuple[str, ...]) -> tuple[ListingSource, Shape]:
+        """This source giving rows of the columns ``names`` instead of dicts, and the shape
+        that makes a page of columns of them (InvalidValue for a column not offered)."""
+        spec = ColumnSpec.of(names)
+        shape = spec.shape(self.layout)
+        rows = copy(self)
+        rows.spec = spec
+        return rows, shape
 
     def request(self, call: ListCall, token: Any) -> dict[str, Any]:
         """The ``list_objects_v2`` arguments of a call's page (the sync and async shells')."""
@@ -106,18 +148,38 @@ class ListingSource:
                 f"ListObjectsV2 on {self.bucket!r} said IsTruncated without a "
                 "NextContinuationToken; resume from the listing's .cursor"
             )
-        contents = response.get("Contents") or []
-        entries: list[tuple[str, Obj]] = [(obj["Key"], obj) for obj in contents]
+        spec = self.spec
+        entries: list[tuple[str, Any]]
+        columns = response.get(COLUMNS) if spec is not None else None
+        if spec is not None and columns is not None:  # the page reader read the rows
+            keys = columns["Key"]
+            if response.get("EncodingType") == "url":  # as botocore decodes the dicts' keys
+                keys = list(map(unquote_plus, keys))
+            entries = list(zip(keys, spec.rows(columns), strict=False))  # rows may repeat None
+            read = len(keys)
+        else:
+            contents = response.get("Contents") or []
+            if spec is None:
+                entries = [(obj["Key"], obj) for obj in contents]
+            else:
+                row_of = spec.row_of()
+                entries = [(obj["Key"], row_of(obj)) for obj in contents]
+            read = len(contents)
         folders = response.get("CommonPrefixes") or []
         if folders:
-            entries += [(entry["Prefix"], entry) for entry in folders]
+            row_of = _same if spec is None else spec.row_of()
+            entries += [(entry["Prefix"], row_of(entry)) for entry in folders]
             entries.sort(key=_first)  # S3 interleaves the two lists in key order
-        read = len(contents) + len(folders)
+        read += len(folders)
         return Page(entries, None if next_token is None else (next_token, done + read), read)
 
 
-def _first(entry: tuple[str, Obj]) -> str:
+def _first(entry: tuple[str, Any]) -> str:
     return entry[0]
+
+
+def _same(obj: Mapping[str, Any]) -> Any:
+    return obj
 
 
 class BucketReads(Generic[ResultsT]):
@@ -250,7 +312,9 @@ class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):
             self.directory = is_directory_bucket(name)
         else:  # a flag given as text ("false") would be read by its truth
             self.directory = require_bool(directory, "directory")
-        self.source = ListingSource(client, name, fast_pages=require_bool(fast_pages, "fast_pages"))
+        self.source = ListingSource(
+            client, name, fast_pages=require_bool(fast_pages, "fast_pages"), layout=self.layout
+        )
 
     def __repr__(self) -> str:
         return f"Bucket({self.name!r}, {self.layout})"

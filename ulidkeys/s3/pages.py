@@ -5,7 +5,9 @@ the dicts botocore would build and leaves anything it does not recognise to boto
 model's members as botocore reads them, XML text (references, timestamps), runs of records of
 one shape (an object's elements) each matched by one learnt regular expression and built a
 column at a time, in C where it can be; and the handler on the client's own event system that
-hands botocore the page it read.
+hands botocore the page it read. A listing that wants columns (:data:`WANTED`, set around
+its call) gets the objects' members as lists instead, with no dict per object
+(:data:`COLUMNS`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from itertools import repeat
@@ -231,44 +234,35 @@ class Template:
     converted as botocore converts them)."""
 
     def __init__(self, outer: str, shape: Shape, fields: Mapping[str, Member]) -> None:
-        forms: dict[int | None, str] = {INTEGER: "([0-9]+)", TIMESTAMP: f"({_ISO_Z})"}
         leaves: list[Member] = []  # every leaf, nested or not, in document order
+        #: the record's own leaves (not those of its elements) by member name: their values'
+        #: places in a matched record
+        self.top: dict[str, int] = {}
+        self._outer, self._shape, self._fields = outer, shape, fields
+        # the expressions that capture only some of the record's own leaves, by their names
+        self._narrow: dict[tuple[str, ...], tuple[Matcher, Matcher, dict[str, int]]] = {}
 
-        def pattern(entries: Shape, fields: Mapping[str, Member], gap: str) -> str:
-            # tags are names (letters and digits): safe inside a pattern
-            parts = []
-            for entry in entries:
-                if isinstance(entry, str):
-                    form = forms.get(fields[entry].kind, f"({TEXT}*)")
-                    parts.append(f"<{entry}>{form}</{entry}>{gap}")
-                else:
-                    tag, inside = entry
-                    nested = fields[tag].fields
-                    assert nested is not None  # _fits checked it
-                    parts.append(f"<{tag}>{gap}{pattern(inside, nested, gap)}</{tag}>{gap}")
-            return "".join(parts)
-
-        def expression(entries: Shape, fields: Mapping[str, Member]) -> str:
+        def expression(entries: Shape, fields: Mapping[str, Member], top: bool) -> str:
             # the dict display of one level, its members in model order
             items: list[tuple[int, str]] = []
             for entry in entries:
                 if isinstance(entry, str):
                     member = fields[entry]
                     value = f"v{len(leaves)}"
+                    if top:
+                        self.top[member.name] = len(leaves)
                     leaves.append(member)
                 else:
                     member = fields[entry[0]]
                     assert member.fields is not None  # _fits checked it
-                    value = expression(entry[1], member.fields)
+                    value = expression(entry[1], member.fields, False)
                 items.append(
                     (member.rank, f"{member.name!r}: {f'[{value}]' if member.flat else value}")
                 )
             return "{" + ", ".join(item for _, item in sorted(items)) + "}"
 
-        self.tight = re.compile(f"<{outer}>{pattern(shape, fields, '')}</{outer}>").match
-        gap = "[ \t\n]*"
-        self.match = re.compile(f"<{outer}>{gap}{pattern(shape, fields, gap)}</{outer}>{gap}").match
-        self.dict = _record_builder(expression(shape, fields), len(leaves))
+        self.tight, self.match = self._matchers(None)
+        self.dict = _record_builder(expression(shape, fields, True), len(leaves))
 
         def where(kind: int) -> tuple[int, ...]:
             return tuple(i for i, member in enumerate(leaves) if member.kind == kind)
@@ -287,17 +281,95 @@ class Template:
         columns: list[Any] = list(zip(*rows, strict=True))
         if not columns:
             return [{} for _ in rows]
-        for i in self.texts:  # strings and booleans: the columns that may hold references
-            joined = "".join(columns[i])
-            if "&" in joined:  # a reference to read (S3 escapes every quote of an ETag)
-                columns[i] = _unescape_column(columns[i], joined)
-        for i in self.integers:
-            columns[i] = list(map(int, columns[i]))
-        for i in self.timestamps:
-            columns[i] = moments.column(columns[i])
-        for i in self.booleans:  # botocore: true only for the text "true", once unescaped
-            columns[i] = list(map(_TRUE.__eq__, columns[i]))
+        for i, texts in enumerate(columns):
+            columns[i] = self._values(i, texts, moments)
         return list(map(self.dict, *columns))
+
+    def _matchers(self, keep: Collection[str] | None) -> tuple[Matcher, Matcher]:
+        """``tight`` and ``match`` of this shape, capturing every leaf (``keep`` None) or only
+        the record's own leaves named in ``keep``: the same records, checked the same way."""
+        outer, shape, fields = self._outer, self._shape, self._fields
+        gap = "[ \t\n]*"
+        tight = re.compile(f"<{outer}>{_pattern(shape, fields, '', keep)}</{outer}>").match
+        loose = f"<{outer}>{gap}{_pattern(shape, fields, gap, keep)}</{outer}>{gap}"
+        return tight, re.compile(loose).match
+
+    def columns(self, inner: str, pos: int, moments: Moments, into: dict[str, list[Any]]) -> int:
+        """Add the values of the run of records at ``pos`` to the columns of ``into`` (by
+        member name; a member the records lack adds None) and return where the run ends: the
+        values :meth:`build` puts in their dicts, only the columns asked for captured and
+        converted."""
+        if "Key" not in self.top:
+            raise Unrecognised  # objects without a key: botocore reads them its own way
+        names = tuple(into)
+        narrow = self._narrow.get(names)
+        if narrow is None:
+            keep = set(names)
+            captured = [name for name in sorted(self.top, key=self.top.__getitem__) if name in keep]
+            narrow = (*self._matchers(keep), {name: k for k, name in enumerate(captured)})
+            if len(self._narrow) < MAX_TEMPLATES:
+                self._narrow[names] = narrow
+        tight, match, places = narrow
+        rows, pos = _records(tight, match, inner, pos)
+        for name, column in into.items():
+            k = places.get(name)
+            if k is None:
+                column += repeat(None, len(rows))
+            else:
+                column += self._values(self.top[name], list(map(itemgetter(k), rows)), moments)
+        return pos
+
+    def _values(self, i: int, texts: Sequence[str], moments: Moments) -> Sequence[Any]:
+        """The values of leaf number ``i`` of a run of records, from their texts: converted
+        a column at a time, as botocore converts each one."""
+        if i in self.texts:  # strings and booleans: the columns that may hold references
+            joined = "".join(texts)
+            if "&" in joined:  # a reference to read (S3 escapes every quote of an ETag)
+                texts = _unescape_column(texts, joined)
+        if i in self.integers:
+            return list(map(int, texts))
+        if i in self.timestamps:
+            return moments.column(texts)
+        if i in self.booleans:  # botocore: true only for the text "true", once unescaped
+            return list(map(_TRUE.__eq__, texts))
+        return texts
+
+
+Matcher = Callable[[str, int], "re.Match[str] | None"]
+#: The form of a leaf's text that a record's expression checks, by kind (any other: text).
+_FORMS: dict[int | None, str] = {INTEGER: "[0-9]+", TIMESTAMP: _ISO_Z}
+
+
+def _pattern(
+    entries: Shape, fields: Mapping[str, Member], gap: str, keep: Collection[str] | None
+) -> str:
+    """The expression of a record's elements ``entries``, capturing the text of each leaf
+    (``keep`` None) or of the record's own leaves named in ``keep`` (not its elements')."""
+    parts = []
+    for entry in entries:  # tags are names (letters and digits): safe inside a pattern
+        if isinstance(entry, str):
+            form = _FORMS.get(fields[entry].kind, f"{TEXT}*")
+            captured = keep is None or fields[entry].name in keep
+            parts.append(f"<{entry}>{'(' if captured else '(?:'}{form})</{entry}>{gap}")
+        else:
+            tag, inside = entry
+            nested = fields[tag].fields
+            assert nested is not None  # _fits checked it
+            inner = _pattern(inside, nested, gap, None if keep is None else ())
+            parts.append(f"<{tag}>{gap}{inner}</{tag}>{gap}")
+    return "".join(parts)
+
+
+def _records(tight: Matcher, match: Matcher, inner: str, pos: int) -> tuple[list[Any], int]:
+    """The captured values of the records that follow one another from ``pos`` (a tuple a
+    record), and where they end."""
+    rows = []
+    record = tight(inner, pos) or match(inner, pos)
+    while record is not None:  # each record starts where the last one ended
+        rows.append(record.groups())
+        pos = record.end()
+        record = tight(inner, pos) or match(inner, pos)
+    return rows, pos
 
 
 _TRUE = "true"
@@ -361,6 +433,13 @@ EVENT = "before-parse.*.*"
 OPERATION = "ListObjectsV2"
 #: Registered under this id, so installing twice keeps one handler.
 HANDLER_ID = "ulidkeys.s3.pages"
+#: The listed objects' members a call wants as columns, set around the call by the listing that
+#: makes it (per thread, per asyncio task): the handler then gives :data:`COLUMNS` instead of
+#: ``Contents``. None (the default): the dicts, as botocore gives them.
+WANTED: ContextVar[tuple[str, ...] | None] = ContextVar("ulidkeys_s3_wanted", default=None)
+#: The member of a parsed answer that holds the columns of :meth:`PageReader.read`.
+COLUMNS = "UlidkeysColumns"
+_OBJECTS = "Contents"
 
 # --- reading a page ----------------------------------------------------------------------
 
@@ -436,8 +515,13 @@ class PageReader:
             self._zones[key] = zone
         return zone
 
-    def read(self, body: bytes) -> dict[str, Any] | None:
-        """The body members botocore would parse from ``body``, or None: botocore's to read."""
+    def read(self, body: bytes, wanted: Sequence[str] | None = None) -> dict[str, Any] | None:
+        """The body members botocore would parse from ``body``, or None: botocore's to read.
+
+        ``wanted``: the listed objects' members (``Contents``) to give as columns instead of
+        dicts: then the answer has no ``Contents`` but :data:`COLUMNS`, a dict of one list per
+        wanted member (``"Key"`` first, always there), each object's value as botocore reads
+        it (None for a member the object lacks), in the page's order."""
         if len(body.translate(None, _REFUSED_BYTES)) != len(body):
             return None
         if not body.isascii() and any(refused in body for refused in _REFUSED_UTF8):
@@ -458,12 +542,20 @@ class PageReader:
         if not (zone is None or isinstance(zone, tzinfo)):  # _VARIES
             return None  # the local zone makes botocore's zone depend on the date
         inner = text[start.end() : end]
+        columns: dict[str, list[Any]] | None = None
+        if wanted is not None:
+            columns = {name: [] for name in ("Key", *wanted)}
         try:
-            return self._build(inner, Moments(zone, self.timestamps))
+            out = self._build(inner, Moments(zone, self.timestamps), columns)
         except Unrecognised:
             return None
+        if columns is not None:
+            out[COLUMNS] = columns
+        return out
 
-    def _build(self, inner: str, moments: Moments) -> dict[str, Any]:
+    def _build(
+        self, inner: str, moments: Moments, columns: dict[str, list[Any]] | None = None
+    ) -> dict[str, Any]:
         fields: Mapping[str, Member] = self.fields
         out: dict[str, Any] = {}
         rank = -1
@@ -497,8 +589,9 @@ class PageReader:
                     raise Unrecognised
                 elif member.flat and (template := self._templates.at(inner, pos, member)):
                     # a run of records of one shape, one regular expression match each
+                    as_columns = columns is not None and not stack and member.name == _OBJECTS
                     items = out.get(member.name)
-                    if items is None:
+                    if items is None and not as_columns:
                         items = out[member.name] = []
                         shuffled = shuffled or member.rank < rank
                         rank = member.rank
@@ -509,12 +602,11 @@ class PageReader:
                         fields, out, rank, shuffled = member.fields, {}, -1, False
                         pos = found.end()
                         continue
-                    rows = []
-                    while record is not None:  # each record starts where the last one ended
-                        rows.append(record.groups())
-                        pos = record.end()
-                        record = tight(inner, pos) or match(inner, pos)
-                    items += template.build(rows, moments)
+                    if as_columns:  # only the columns asked for, no dict per object
+                        pos = template.columns(inner, pos, moments, columns)  # type: ignore[arg-type]
+                    else:
+                        rows, pos = _records(tight, match, inner, pos)
+                        items += template.build(rows, moments)  # type: ignore[operator]
                     continue
                 else:  # an opening tag: the structure's members follow
                     stack.append((fields, out, rank, shuffled, tag, member))
@@ -529,6 +621,12 @@ class PageReader:
             pos = found.end()
             # store the value of a leaf, an empty tag or a closed structure
             name = member.name
+            if columns is not None and name == _OBJECTS and not stack:
+                if "Key" not in value:
+                    raise Unrecognised  # an object without a key (<Contents/>): botocore's
+                for wanted, column in columns.items():  # an object read element by element
+                    column.append(value.get(wanted))
+                continue
             if member.flat:
                 items = out.get(name)
                 if items is not None:
@@ -618,7 +716,8 @@ def install_fast_pages(client: Any) -> bool:
         body = response_dict.get("body")
         if not isinstance(body, bytes):
             return
-        parsed = reader.read(body)
+        wanted = WANTED.get()
+        parsed = reader.read(body) if wanted is None else reader.read(body, wanted)
         if parsed is None:
             return
         customized_response_dict.update(parsed)
