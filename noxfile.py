@@ -93,6 +93,7 @@ def tests(session: nox.Session) -> None:
 #: needs a reader where botocore cannot run one, or aiobotocore where it is not installed).
 READER_TESTS = [
     "tests/s3/test_s3_pages.py",
+    "tests/s3/test_s3_columns.py",
     "tests/s3/test_s3_moto.py",
     "tests/dynamodb/test_dynamodb_pages.py",
     "tests/dynamodb/test_dynamodb_pages_setup.py",
