@@ -103,7 +103,11 @@ READER_TESTS = [
     "tests/dynamodb/test_dynamodb_query.py",
 ]
 #: The asyncio windows, run where aiobotocore is installed (the locked versions).
-ASYNC_TESTS = ["tests/s3/test_s3_async.py", "tests/dynamodb/test_dynamodb_async.py"]
+ASYNC_TESTS = [
+    "tests/s3/test_s3_async.py",
+    "tests/s3/test_s3_columns_async.py",
+    "tests/dynamodb/test_dynamodb_async.py",
+]
 
 
 def _reader_tests(session: nox.Session, files: list[str], env: dict[str, str]) -> None:

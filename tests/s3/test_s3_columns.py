@@ -17,7 +17,6 @@ from xml.sax.saxutils import escape
 
 import boto3
 import pytest
-from aiosupport import MODES, Shell, shells
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from hypothesis import HealthCheck, given, settings
@@ -27,7 +26,6 @@ from s3support import (
     FakeDirectoryBucket,
     FakeS3,
     brute_force,
-    fill_bucket,
     moto_client,
     new_bucket,
     ulid_at,
@@ -36,7 +34,6 @@ from test_s3_pages import botocore_reads, reader
 from test_s3_pages import pages as generated_pages
 from test_s3_split import dense_scenarios
 
-from ulidkeys.aio import AsyncBucket
 from ulidkeys.errors import InvalidType, InvalidValue
 from ulidkeys.planning.listings import plan_listing
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -479,35 +476,3 @@ def test_stopping_early_closes_the_listing() -> None:
     assert listing.cursor == listing.cursor_at((keys[4][3:], keys[4]))
     assert list(listing) == []  # closed: nothing more, and no request more
     assert len(stub.requests) == sent
-
-
-# --- both shells -----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def both() -> Iterator[dict[str, Shell]]:
-    with shells() as made:
-        yield made
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_pages_of_columns_on_both_shells(both: dict[str, Shell], mode: str) -> None:
-    shell = both[mode]
-    layout = KeyLayout("aio/", shards=3)
-    name = f"columns-{mode}"
-    shell.sync_clients["s3"].create_bucket(Bucket=name)
-    keys = [layout.key_for(ulid_at(T0 + i * 7_001, i)) for i in range(2_500)]
-    fill_bucket(name, keys, b"abc")
-    names = ["key", "size", "id_ms"]
-    bound = AsyncBucket if shell.is_async else Bucket
-    items = shell.take(lambda: bound(shell.client("s3"), name, layout).list_window(T0, T0 + HOUR))
-    listing = bound(shell.client("s3"), name, layout).list_window(T0, T0 + HOUR)
-
-    async def take_pages() -> list[dict[str, list[Any]]]:
-        return [page async for page in listing.pages(columns=names)]
-
-    pages = shell.do(take_pages()) if shell.is_async else list(listing.pages(columns=names))
-    assert page_rows(pages, names) == item_rows(items.items, names, layout)
-    assert [row[0] for row in page_rows(pages, names)] == brute_force(layout, keys, T0, T0 + HOUR)
-    assert listing.cursor == items.cursor
-    assert listing.stats.returned == items.stats.returned
