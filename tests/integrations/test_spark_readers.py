@@ -19,9 +19,11 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ul
 
 from ulidkeys import ULID
 from ulidkeys.dynamodb import Entity
+from ulidkeys.planning.plans import Slice
 from ulidkeys.s3 import KeyLayout
+from ulidkeys.s3.bucket import ListingSource
 from ulidkeys.spark.dynamodb import DynamoDBSource
-from ulidkeys.spark.s3 import S3Source
+from ulidkeys.spark.s3 import S3Source, _object_row
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR = 3_600_000
@@ -62,6 +64,42 @@ def test_batch_readers_read_exactly_the_window(aws: None, partitions: int) -> No
     lines = S3Source({**options, "contents": "lines"})
     line_rows = read_all(lines.reader(lines.schema()))
     assert len(line_rows) == 2 * len(keys)
+
+
+def test_the_batch_reader_reads_pages_of_columns_giving_the_items_rows(
+    aws: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch reader of objects lists each partition as pages of columns
+    (``Results.pages``): every ``ListObjectsV2`` it sends is read into the columns of its rows,
+    none into the objects' dicts; and its rows are exactly the rows the item path makes of
+    the same slice's objects (``_object_row`` of each dict): the same values of the same
+    types, in the same order, partition by partition."""
+    made = objects(120, seed=7)
+    start, end = T0 + HOUR, T0 + 5 * HOUR
+    options = {**OPTIONS, "since": str(start), "until": str(end), "partitions": "3"}
+    source = S3Source(options)
+    reader = source.reader(source.schema())
+    sent: list[tuple[str, ...] | None] = []  # per call: the members read as columns, or None
+    fetch = ListingSource.fetch
+
+    def recording(self: ListingSource, call: Any, token: Any, limit: int | None) -> Any:
+        sent.append(None if self.spec is None else self.spec.members)
+        return fetch(self, call, token, limit)
+
+    monkeypatch.setattr(ListingSource, "fetch", recording)
+    total = 0
+    for partition in reader.partitions():
+        sent.clear()
+        rows = list(reader.read(partition))
+        assert sent and set(sent) == {("Size", "LastModified", "ETag")}  # columns, no dicts
+        sent.clear()
+        piece = Slice.from_json(partition.piece)
+        items = [_object_row(LAYOUT, obj) for _key, obj in source.listing.objects(piece)]
+        assert sent and set(sent) == {None}  # the item path: the objects' dicts
+        assert rows == items
+        assert [tuple(map(type, row)) for row in rows] == [tuple(map(type, r)) for r in items]
+        total += len(rows)
+    assert total == sum(start <= ms < end for _key, ms in made) > 0
 
 
 def test_the_stream_reader_delivers_each_object_once(aws: None) -> None:

@@ -47,6 +47,9 @@ from ulidkeys.spark.options import (
 from ulidkeys.timeinput import ms_to_datetime, now_ms
 
 S3_FORMAT = "ulidkeys.s3"
+#: The listing's columns (``Results.pages``' names) of a batch's object rows, in the order of
+#: ``OBJECT_SCHEMA``'s columns (``id_ms`` becomes ``id_time``).
+_OBJECT_COLUMNS = ("key", "size", "last_modified", "etag", "id_ms")
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,19 @@ class _Listing:
         for page in pages(plan, bucket.source, Stats(), max_workers=4):
             for position, obj in page:
                 yield delivery_key(position), obj
+
+    def object_rows(self, piece: Slice) -> Iterator[tuple[Any, ...]]:
+        """The rows (``OBJECT_SCHEMA``) of one slice's objects: the rows :func:`_object_row`
+        makes of the objects' dicts, in their order, read as pages of columns
+        (``Results.pages``) with no dict per object."""
+        bucket = self.open()
+        listing = bucket.run(bucket.slice_plan(piece), max_workers=4, split=False)
+        for page in listing.pages(columns=_OBJECT_COLUMNS):
+            sizes = page["size"]
+            if None in sizes:  # an object without a Size: 0, as _object_row reads it
+                sizes = [0 if size is None else size for size in sizes]
+            times = map(ms_to_datetime, page["id_ms"])
+            yield from zip(page["key"], sizes, page["last_modified"], page["etag"], times)
 
 
 def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -190,10 +206,8 @@ class S3Reader(DataSourceReader):
         assert isinstance(partition, Piece)  # what partitions() made
         if not partition.piece:
             return
-        layout = self.listing.layout
         if not self.lines:
-            for _key, obj in self.listing.objects(Slice.from_json(partition.piece)):
-                yield _object_row(layout, obj)
+            yield from self.listing.object_rows(Slice.from_json(partition.piece))
             return
         bucket = self.listing.open()
         for _key, obj in self.listing.objects(Slice.from_json(partition.piece)):
