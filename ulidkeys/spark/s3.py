@@ -96,7 +96,9 @@ class _Listing:
             if None in sizes:  # an object without a Size: 0, as _object_row reads it
                 sizes = [0 if size is None else size for size in sizes]
             times = map(ms_to_datetime, page["id_ms"])
-            yield from zip(page["key"], sizes, page["last_modified"], page["etag"], times)
+            yield from zip(
+                page["key"], sizes, page["last_modified"], page["etag"], times, strict=True
+            )
 
 
 def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:
