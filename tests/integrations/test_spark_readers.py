@@ -66,19 +66,22 @@ def test_batch_readers_read_exactly_the_window(aws: None, partitions: int) -> No
     assert len(line_rows) == 2 * len(keys)
 
 
-def test_the_batch_reader_reads_pages_of_columns_giving_the_items_rows(
+def test_the_batch_readers_read_pages_of_columns_giving_the_items_rows(
     aws: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The batch reader of objects lists each partition as pages of columns
-    (``Results.pages``): every ``ListObjectsV2`` it sends is read into the columns of its rows,
-    none into the objects' dicts; and its rows are exactly the rows the item path makes of
-    the same slice's objects (``_object_row`` of each dict): the same values of the same
-    types, in the same order, partition by partition."""
+    """The batch readers (objects and lines) list each partition as pages of columns
+    (``Results.pages``): every ``ListObjectsV2`` they send is read into the columns of their
+    rows, none into the objects' dicts; and their rows are exactly the rows the item path makes
+    of the same slice's objects (``_object_row`` of each dict; each object's lines, in the
+    objects' order): the same values of the same types, in the same order, partition by
+    partition."""
     made = objects(120, seed=7)
     start, end = T0 + HOUR, T0 + 5 * HOUR
     options = {**OPTIONS, "since": str(start), "until": str(end), "partitions": "3"}
     source = S3Source(options)
     reader = source.reader(source.schema())
+    lines = S3Source({**options, "contents": "lines"})
+    line_reader = lines.reader(lines.schema())
     sent: list[tuple[str, ...] | None] = []  # per call: the members read as columns, or None
     fetch = ListingSource.fetch
 
@@ -99,6 +102,15 @@ def test_the_batch_reader_reads_pages_of_columns_giving_the_items_rows(
         assert rows == items
         assert [tuple(map(type, row)) for row in rows] == [tuple(map(type, r)) for r in items]
         total += len(rows)
+        sent.clear()
+        line_rows = list(line_reader.read(partition))
+        assert sent and set(sent) == {()}  # columns of the key alone (and the id time it gives)
+        body = ['{"a": 1}', "second"]  # what objects() put in each
+        assert line_rows == [
+            (key, at, number, line)
+            for key, _size, _modified, _etag, at in items
+            for number, line in enumerate(body, 1)
+        ]
     assert total == sum(start <= ms < end for _key, ms in made) > 0
 
 
