@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -20,10 +21,10 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ul
 from ulidkeys import ULID
 from ulidkeys.dynamodb import Entity
 from ulidkeys.planning.plans import Slice
-from ulidkeys.s3 import KeyLayout
+from ulidkeys.s3 import Bucket, KeyLayout
 from ulidkeys.s3.bucket import ListingSource
 from ulidkeys.spark.dynamodb import DynamoDBSource
-from ulidkeys.spark.s3 import S3Source, _object_row
+from ulidkeys.spark.s3 import S3Source, _Listing, _object_row
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR = 3_600_000
@@ -112,6 +113,37 @@ def test_the_batch_readers_read_pages_of_columns_giving_the_items_rows(
             for number, line in enumerate(body, 1)
         ]
     assert total == sum(start <= ms < end for _key, ms in made) > 0
+
+
+def test_an_object_without_a_size_is_a_size_of_zero_in_the_columns_rows_too(
+    aws: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listed object without ``<Size>``: the item path's row has size 0 (``_object_row``'s
+    default) and so does the row made from pages of columns, where the page reader gives None
+    for the member the object lacks (Spark's ``size`` is not nullable)."""
+    made = objects(30, seed=9)
+    start, end = T0, T0 + 6 * HOUR
+
+    def sizeless(response_dict: dict[str, Any], **_: Any) -> None:
+        body = response_dict.get("body")
+        if isinstance(body, bytes) and b"<ListBucketResult" in body:
+            response_dict["body"] = re.sub(rb"<Size>[0-9]+</Size>", b"", body)
+
+    def opened(self: Any) -> Bucket:
+        client = self.settings.s3()
+        # the reader's own event (before-parse.*.*), first: the reader reads the changed page
+        client.meta.events.register_first("before-parse.*.*", sizeless)
+        return Bucket(client, self.bucket, self.layout)
+
+    monkeypatch.setattr(_Listing, "open", opened)
+    options = {**OPTIONS, "since": str(start), "until": str(end), "partitions": "1"}
+    source = S3Source(options)
+    (partition,) = source.reader(source.schema()).partitions()
+    rows = list(source.reader(source.schema()).read(partition))
+    piece = Slice.from_json(partition.piece)
+    items = [_object_row(LAYOUT, obj) for _key, obj in source.listing.objects(piece)]
+    assert rows == items and len(rows) == len(made)
+    assert {row[1] for row in rows} == {0}
 
 
 def test_the_stream_reader_delivers_each_object_once(aws: None) -> None:
