@@ -86,6 +86,12 @@ SECTIONS: list[tuple[str, list[str], list[str], str]] = [
         ["--keys", "20000", "--million", "200000", "--repeat", "1"],
         "S3 listing as pages of columns: columns, items and the paginator",
     ),
+    (
+        "spark_rows.py",
+        [],
+        ["--keys", "20000", "--repeat", "1"],
+        "Spark's S3 source: a partition's rows from pages of columns and from dicts",
+    ),
     ("s3_gc.py", [], ["--keys", "20000"], "S3: what the garbage collector costs a split listing"),
     (
         "dask_window.py",

@@ -145,9 +145,10 @@ def _pages_of_window(s3: Any) -> Any:
     return s3.get_paginator("list_objects_v2").paginate(Bucket="b", Prefix="up/")
 
 
-def child(arguments: list[str]) -> Any:
+def child(arguments: list[str], script: str = __file__) -> Any:
+    """What a fresh process of ``script`` (this one by default) prints, read as JSON."""
     answer = subprocess.run(
-        [sys.executable, __file__, *arguments],
+        [sys.executable, script, *arguments],
         capture_output=True,
         text=True,
         check=True,

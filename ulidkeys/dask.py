@@ -56,7 +56,10 @@ def window_bag(
 def _list_slices(
     pieces: list[str], settings: ClientSettings, name: str, layout: KeyLayout, directory: bool
 ) -> list[dict[str, Any]]:
-    """On a worker: the objects of its slices."""
+    """On a worker: the objects of its slices, each its dict whole. Items, not pages of
+    columns (``Results.pages``): the columns offered do not hold every member of the dicts
+    (``ChecksumAlgorithm``, ``ChecksumType``...), which a bag of rows rebuilt from them would
+    drop without a word."""
     bucket = Bucket(settings.s3(), name, layout, directory=directory)
     return [obj for text in pieces for obj in bucket.list_slice(Slice.from_json(text))]
 

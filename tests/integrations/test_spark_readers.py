@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -19,9 +20,11 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ul
 
 from ulidkeys import ULID
 from ulidkeys.dynamodb import Entity
-from ulidkeys.s3 import KeyLayout
+from ulidkeys.planning.plans import Slice
+from ulidkeys.s3 import Bucket, KeyLayout
+from ulidkeys.s3.bucket import ListingSource
 from ulidkeys.spark.dynamodb import DynamoDBSource
-from ulidkeys.spark.s3 import S3Source
+from ulidkeys.spark.s3 import S3Source, _Listing, _object_row
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR = 3_600_000
@@ -62,6 +65,85 @@ def test_batch_readers_read_exactly_the_window(aws: None, partitions: int) -> No
     lines = S3Source({**options, "contents": "lines"})
     line_rows = read_all(lines.reader(lines.schema()))
     assert len(line_rows) == 2 * len(keys)
+
+
+def test_the_batch_readers_read_pages_of_columns_giving_the_items_rows(
+    aws: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch readers (objects and lines) list each partition as pages of columns
+    (``Results.pages``): every ``ListObjectsV2`` they send is read into the columns of their
+    rows, none into the objects' dicts; and their rows are exactly the rows the item path makes
+    of the same slice's objects (``_object_row`` of each dict; each object's lines, in the
+    objects' order): the same values of the same types, in the same order, partition by
+    partition."""
+    made = objects(120, seed=7)
+    start, end = T0 + HOUR, T0 + 5 * HOUR
+    options = {**OPTIONS, "since": str(start), "until": str(end), "partitions": "3"}
+    source = S3Source(options)
+    reader = source.reader(source.schema())
+    lines = S3Source({**options, "contents": "lines"})
+    line_reader = lines.reader(lines.schema())
+    sent: list[tuple[str, ...] | None] = []  # per call: the members read as columns, or None
+    fetch = ListingSource.fetch
+
+    def recording(self: ListingSource, call: Any, token: Any, limit: int | None) -> Any:
+        sent.append(None if self.spec is None else self.spec.members)
+        return fetch(self, call, token, limit)
+
+    monkeypatch.setattr(ListingSource, "fetch", recording)
+    total = 0
+    for partition in reader.partitions():
+        sent.clear()
+        rows = list(reader.read(partition))
+        assert sent and set(sent) == {("Size", "LastModified", "ETag")}  # columns, no dicts
+        sent.clear()
+        piece = Slice.from_json(partition.piece)
+        items = [_object_row(LAYOUT, obj) for _key, obj in source.listing.objects(piece)]
+        assert sent and set(sent) == {None}  # the item path: the objects' dicts
+        assert rows == items
+        assert [tuple(map(type, row)) for row in rows] == [tuple(map(type, r)) for r in items]
+        total += len(rows)
+        sent.clear()
+        line_rows = list(line_reader.read(partition))
+        assert sent and set(sent) == {()}  # columns of the key alone (and the id time it gives)
+        body = ['{"a": 1}', "second"]  # what objects() put in each
+        assert line_rows == [
+            (key, at, number, line)
+            for key, _size, _modified, _etag, at in items
+            for number, line in enumerate(body, 1)
+        ]
+    assert total == sum(start <= ms < end for _key, ms in made) > 0
+
+
+def test_an_object_without_a_size_is_a_size_of_zero_in_the_columns_rows_too(
+    aws: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listed object without ``<Size>``: the item path's row has size 0 (``_object_row``'s
+    default) and so does the row made from pages of columns, where the page reader gives None
+    for the member the object lacks (Spark's ``size`` is not nullable)."""
+    made = objects(30, seed=9)
+    start, end = T0, T0 + 6 * HOUR
+
+    def sizeless(response_dict: dict[str, Any], **_: Any) -> None:
+        body = response_dict.get("body")
+        if isinstance(body, bytes) and b"<ListBucketResult" in body:
+            response_dict["body"] = re.sub(rb"<Size>[0-9]+</Size>", b"", body)
+
+    def opened(self: Any) -> Bucket:
+        client = self.settings.s3()
+        # the reader's own event (before-parse.*.*), first: the reader reads the changed page
+        client.meta.events.register_first("before-parse.*.*", sizeless)
+        return Bucket(client, self.bucket, self.layout)
+
+    monkeypatch.setattr(_Listing, "open", opened)
+    options = {**OPTIONS, "since": str(start), "until": str(end), "partitions": "1"}
+    source = S3Source(options)
+    (partition,) = source.reader(source.schema()).partitions()
+    rows = list(source.reader(source.schema()).read(partition))
+    piece = Slice.from_json(partition.piece)
+    items = [_object_row(LAYOUT, obj) for _key, obj in source.listing.objects(piece)]
+    assert rows == items and len(rows) == len(made)
+    assert {row[1] for row in rows} == {0}
 
 
 def test_the_stream_reader_delivers_each_object_once(aws: None) -> None:

@@ -22,6 +22,7 @@ from pyspark.sql.types import (
 
 from ulidkeys.clients import ClientSettings
 from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.scheduling import Columns
 from ulidkeys.engine.threads import pages
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.planning.checkpoints import Checkpoint, delivery_key, duration_ms
@@ -47,6 +48,11 @@ from ulidkeys.spark.options import (
 from ulidkeys.timeinput import ms_to_datetime, now_ms
 
 S3_FORMAT = "ulidkeys.s3"
+#: The listing's columns (``Results.pages``' names) of a batch's object rows, in the order of
+#: ``OBJECT_SCHEMA``'s columns (``id_ms`` becomes ``id_time``).
+_OBJECT_COLUMNS = ("key", "size", "last_modified", "etag", "id_ms")
+#: The listing's columns that name the objects a batch of lines reads.
+_LINE_COLUMNS = ("key", "id_ms")
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,25 @@ class _Listing:
             for position, obj in page:
                 yield delivery_key(position), obj
 
+    def column_pages(self, piece: Slice, columns: tuple[str, ...]) -> Iterator[Columns]:
+        """One slice's objects as pages of ``columns`` (``Results.pages``), in the order
+        :meth:`objects` gives them, with no dict per object."""
+        bucket = self.open()
+        listing = bucket.run(bucket.slice_plan(piece), max_workers=4, split=False)
+        return listing.pages(columns=columns)
+
+    def object_rows(self, piece: Slice) -> Iterator[tuple[Any, ...]]:
+        """The rows (``OBJECT_SCHEMA``) of one slice's objects: the rows :func:`_object_row`
+        makes of the objects' dicts, in their order, read as pages of columns."""
+        for page in self.column_pages(piece, _OBJECT_COLUMNS):
+            sizes = page["size"]
+            if None in sizes:  # an object without a Size: 0, as _object_row reads it
+                sizes = [0 if size is None else size for size in sizes]
+            times = map(ms_to_datetime, page["id_ms"])
+            yield from zip(
+                page["key"], sizes, page["last_modified"], page["etag"], times, strict=True
+            )
+
 
 def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:
     key = obj["Key"]
@@ -94,11 +119,10 @@ def _object_row(layout: KeyLayout, obj: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def _line_rows(bucket: Bucket, obj: Mapping[str, Any]) -> Iterator[tuple[Any, ...]]:
-    """The lines of an object, as ``spark.read.text`` reads them: a UTF-8 byte-order mark
-    (written by Windows tools) is not part of the first line."""
-    key = obj["Key"]
-    at = ms_to_datetime(bucket.layout.parse(key).ms)
+def _line_rows(bucket: Bucket, key: str, ms: int) -> Iterator[tuple[Any, ...]]:
+    """The lines of the object ``key`` (id time ``ms``), as ``spark.read.text`` reads them: a
+    UTF-8 byte-order mark (written by Windows tools) is not part of the first line."""
+    at = ms_to_datetime(ms)
     body = bucket.client.get_object(Bucket=bucket.name, Key=key)["Body"]
     for number, line in enumerate(body.iter_lines(), 1):
         if number == 1:
@@ -190,14 +214,13 @@ class S3Reader(DataSourceReader):
         assert isinstance(partition, Piece)  # what partitions() made
         if not partition.piece:
             return
-        layout = self.listing.layout
         if not self.lines:
-            for _key, obj in self.listing.objects(Slice.from_json(partition.piece)):
-                yield _object_row(layout, obj)
+            yield from self.listing.object_rows(Slice.from_json(partition.piece))
             return
         bucket = self.listing.open()
-        for _key, obj in self.listing.objects(Slice.from_json(partition.piece)):
-            yield from _line_rows(bucket, obj)
+        for page in self.listing.column_pages(Slice.from_json(partition.piece), _LINE_COLUMNS):
+            for key, ms in zip(page["key"], page["id_ms"], strict=True):
+                yield from _line_rows(bucket, key, ms)
 
 
 class S3StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
