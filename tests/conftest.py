@@ -1,20 +1,13 @@
-"""Shared test set-up: bounded hypothesis profiles so `make test` stays fast on 2 cores."""
+"""Shared test set-up: the hypothesis profiles (profiles.py) and one botocore data loader."""
 
 from __future__ import annotations
-
-import os
 
 import botocore.loaders
 import botocore.session
 import pytest
-from hypothesis import HealthCheck, settings
+from profiles import register
 
-settings.register_profile(
-    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("dev", max_examples=25, deadline=None)
-settings.register_profile("thorough", max_examples=2000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+register()
 
 
 #: One botocore data loader for every session the tests make: botocore loads a service's JSON

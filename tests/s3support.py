@@ -3,6 +3,7 @@ and ``fill_bucket`` (writes straight into moto's in-process backend)."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import threading
@@ -118,6 +119,7 @@ class FakeS3:
 
     def __init__(self, keys: list[str], page: int = 1000) -> None:
         self.keys = sorted(set(keys), key=lambda k: k.encode())
+        self._encoded = [k.encode() for k in self.keys]  # to find where a page starts
         self.page = page
         self.requests: list[dict[str, Any]] = []
         self.responses: list[dict[str, Any]] = []
@@ -133,19 +135,26 @@ class FakeS3:
         delimiter = kwargs.get("Delimiter")
         token = kwargs.get("ContinuationToken")
         after = token[2:] if token is not None else kwargs.get("StartAfter", "")
-        skip_under = after if token is not None and token.startswith("P:") else None
+        size = min(self.page, kwargs["MaxKeys"])
+        # The keys after StartAfter (or the token) under the prefix, in key order: those of a
+        # prefix are one run in UTF-8 byte order. One entry past the page says it is truncated.
+        start = max(
+            bisect.bisect_right(self._encoded, after.encode()),
+            bisect.bisect_left(self._encoded, prefix.encode()),
+        )
         entries: list[tuple[str, str]] = []  # ("Key" or "Prefix", text), in key order
-        for k in self.keys:
-            if k.encode() <= after.encode() or not k.startswith(prefix):
-                continue
-            if skip_under is not None and k.startswith(skip_under):
-                continue  # under the common prefix the last page ended with
+        for k in itertools.islice(self.keys, start, None):
+            if not k.startswith(prefix) or len(entries) > size:
+                break
             cut = k.find(delimiter, len(prefix)) if delimiter else -1
             if cut < 0:
                 entries.append(("Key", k))
-            elif not entries or entries[-1] != ("Prefix", k[: cut + len(delimiter)]):
-                entries.append(("Prefix", k[: cut + len(delimiter)]))
-        size = min(self.page, kwargs["MaxKeys"])
+                continue
+            rolled = k[: cut + len(delimiter)]
+            # a common prefix is an entry of its own: not after StartAfter (or the common
+            # prefix the last page ended with), it is not listed again, as moto and S3 do
+            if rolled.encode() > after.encode() and entries[-1:] != [("Prefix", rolled)]:
+                entries.append(("Prefix", rolled))
         page = entries[:size]
         result: dict[str, Any] = {
             "Contents": [{"Key": k, "Size": 0} for kind, k in page if kind == "Key"],

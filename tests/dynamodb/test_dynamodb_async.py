@@ -17,6 +17,7 @@ from aiosupport import MODES, RequestCounter, Shell, shells
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto.dynamodb.models import DynamoDBBackend
+from profiles import examples
 from test_dynamodb_support import brute_force, create_table, ulid_at
 
 from ulidkeys.aio import AsyncTable
@@ -69,7 +70,7 @@ offsets = st.lists(
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(
     kind=st.sampled_from(sorted(ENTITIES)),
     offsets=offsets,

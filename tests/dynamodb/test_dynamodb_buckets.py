@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import (
     PageRecorder,
     RecordingClient,
@@ -79,7 +80,7 @@ moments = st.one_of(
 ).filter(lambda ms: ms >= T0)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(
     times=st.lists(
         st.tuples(moments, st.sampled_from(["min", "max", "rand"]), st.booleans()), max_size=25

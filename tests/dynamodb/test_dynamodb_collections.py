@@ -21,6 +21,7 @@ from consumesim import Schedule as ConsumerSchedule
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_schemes import InMemoryQueries
 from test_dynamodb_support import create_table
 
@@ -174,7 +175,7 @@ def listed(results: Any) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("partition", list(PARTITIONS))
 @pytest.mark.parametrize("design", list(DESIGNS))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_windows_of_a_collection_equal_brute_force(
     design: str, partition: str, data: st.DataObject
@@ -218,7 +219,7 @@ def test_windows_of_a_collection_equal_brute_force(
 
 
 @pytest.mark.parametrize("design", list(DESIGNS))
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(data=st.data())
 def test_slices_of_a_collection_cover_the_window_once(design: str, data: st.DataObject) -> None:
     collection, others = make(design, "plain")

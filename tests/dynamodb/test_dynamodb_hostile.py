@@ -19,6 +19,7 @@ from aiobotocore.session import get_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import create_table
 
 from ulidkeys import base32
@@ -321,7 +322,7 @@ def test_windows_of_a_hostile_partition_are_the_brute_force_answer() -> None:
 _tables = itertools.count()
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     share=st.floats(0.05, 1.0),

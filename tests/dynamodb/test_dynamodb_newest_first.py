@@ -15,6 +15,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE, id_at
 from moto import mock_aws
+from profiles import examples
 
 from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ids import (
@@ -54,7 +55,7 @@ def brute_force(entity: Entity, ids: list[str], start: int, end: int, newest: bo
 
 @pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: s.name)
 # No shrinking: every example fills a moto table, so shrinking takes minutes.
-@settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.generate])
+@settings(max_examples=examples(8), deadline=None, phases=[Phase.explicit, Phase.generate])
 @given(data=st.data())
 def test_windows_are_exact_in_both_orders(dynamodb: Any, scheme: IdScheme, data: Any) -> None:
     rng = random.Random(data.draw(st.integers(0, 2**32)))

@@ -27,6 +27,7 @@ from faults import moto_server
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from readersupport import BEFORE_PARSE, needs_before_parse
 from test_dynamodb_support import create_table
 
@@ -310,7 +311,7 @@ MUTATIONS: list[Callable[[bytes], bytes]] = [
 
 
 @pytest.mark.parametrize("mutate", MUTATIONS)
-@settings(max_examples=6)  # per change: every change is tried
+@settings(max_examples=examples(6))  # per change: every change is tried
 @given(answers(), st.integers(0, 2**32))
 def test_answers_the_reader_does_not_know_are_left_to_botocore(
     answering: Answering, mutate: Callable[[bytes], bytes], body: bytes, seed: int
@@ -576,7 +577,7 @@ def moto_tables() -> Iterator[dict[str, Any]]:
         }
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(stored_items, st.integers(1, 7), st.booleans())
 def test_windows_on_moto_are_the_same_with_and_without_the_reader(
     moto_tables: dict[str, Any], extras: list[dict[str, Any]], page_size: int, newest: bool

@@ -23,6 +23,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from readersupport import BEFORE_PARSE, needs_before_parse
 from test_dynamodb_pages import (
     CREDENTIALS,
@@ -185,7 +186,7 @@ def window_outcomes(tables: dict[str, dict[str, Table]], org: str, count: int) -
     return got
 
 
-@settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(6), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(extras=stored_items)
 def test_windows_in_a_changed_setup_are_those_of_fast_pages_false(
     moto_setup: dict[str, Any], changed: str, extras: list[dict[str, Any]]
@@ -247,7 +248,7 @@ def library_outcomes(answering: Answering, body: bytes) -> None:
         assert outcome(lambda c=fast: exact_values(library_page(c, True))) == alone, form
 
 
-@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(10), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=answers(), mutate=st.sampled_from([None, *MUTATIONS]))
 def test_hostile_answers_in_a_changed_setup(
     answering: Answering, changed: str, body: bytes, mutate: Any

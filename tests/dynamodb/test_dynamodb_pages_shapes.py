@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from test_dynamodb_pages import blobs, botocore_reads, exact, numbers, plain, texts, values
 
 from ulidkeys.dynamodb import pages as itemshapes
@@ -117,7 +118,7 @@ def check_page(reader: PageReader, body: bytes, hostile: bool) -> None:
     assert exact(both.typed) == exact(expected)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(shaped_pages())
 def test_pages_of_repeated_shapes_read_as_botocore_reads_them(page: tuple[bytes, bool]) -> None:
     body, hostile = page
@@ -125,7 +126,7 @@ def test_pages_of_repeated_shapes_read_as_botocore_reads_them(page: tuple[bytes,
     check_page(SHARED, body, hostile)  # and on the pages before
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.dictionaries(names, values, max_size=6), st.data())
 def test_compiled_code_converts_its_shape_and_changes_nothing_of_another(
     sample: dict[str, Any], data: Any

@@ -14,6 +14,7 @@ from botocore.stub import Stubber
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import (
     PageRecorder,
     RecordingClient,
@@ -110,7 +111,7 @@ specs = st.lists(
 )
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(
     specs=specs,
     bounds=st.tuples(st.integers(0, 42), st.integers(0, 42)).map(sorted),
@@ -487,7 +488,7 @@ class EmptyPages:
         return response, False
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(
     specs=specs,
     bounds=st.just([0, 42]) | st.tuples(st.integers(0, 42), st.integers(0, 42)).map(sorted),

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import PageRecorder, brute_force, create_table
 
 from ulidkeys.dynamodb import Entity, Table
@@ -150,7 +151,7 @@ class InMemoryQueries:
 
 
 @pytest.mark.parametrize(("scheme", "variant"), CASES, ids=CASE_IDS)
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_windows_of_every_scheme_equal_brute_force_in_memory(
     scheme: IdScheme, variant: str, data: st.DataObject
@@ -227,7 +228,7 @@ def draw_case(
 
 @pytest.mark.slow  # the same cases on moto, through every client form
 @pytest.mark.parametrize(("scheme", "variant"), CASES, ids=CASE_IDS)
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(data=st.data())
 def test_windows_of_every_scheme_equal_brute_force(
     aws: dict[str, Any], scheme: IdScheme, variant: str, data: st.DataObject

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import brute_force, create_table, delete_items, ulid_at
 
 from ulidkeys.dynamodb import Entity, Table
@@ -34,7 +35,7 @@ def table() -> Iterator[Table]:
         yield Table(client, HOT, table_name=TABLE)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(
     offset=st.integers(0, 2 * HOUR),
     width=st.integers(0, 2 * HOUR),

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import (
     RecordingClient,
     brute_force,
@@ -69,7 +70,7 @@ def bunched(draw: st.DrawFn) -> tuple[list[dict[str, Any]], int, int, str]:
     return list(items.values()), start, end, org
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(bunched(), st.integers(1, 4), st.sampled_from([2, 3, 8]))
 def test_split_queries_are_exact(
     client: Any, case: tuple[list[dict[str, Any]], int, int, str], page: int, workers: int
@@ -91,7 +92,7 @@ def test_split_queries_are_exact(
     delete_items(client, items, TABLE)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(bunched(), st.integers(1, 3), st.lists(st.integers(0, 20), max_size=3))
 def test_resume_from_a_cursor_taken_mid_split(
     client: Any, case: tuple[list[dict[str, Any]], int, int, str], page: int, stops: list[int]

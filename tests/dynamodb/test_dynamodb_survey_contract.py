@@ -22,6 +22,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import create_table
 
 from ulidkeys import config as ulidkeys_config
@@ -130,7 +131,7 @@ FORMS = {
 @example(80, "years", 3, 0, 25, 2, 1, "Year#{year}#{id}")  # read in part
 # ids inside a part of the sort key, read whole: 80 items that end in an id, not "0 (exact)"
 @example(80, "years", 3, 0, None, 8, 2, "years/{year}/{id}.csv")
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 def test_every_figure_is_exact_or_honestly_bounded(
     client: Any,
     n: int,

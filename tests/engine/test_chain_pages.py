@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from periodsupport import layout_periods_or_none
+from profiles import examples
 
 from ulidkeys.engine.chains import ChainState, Page, Stats
 from ulidkeys.errors import UnorderedListing
@@ -55,7 +56,7 @@ class KeyByKey(ChainState[Any]):
         return None
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     shards=st.sampled_from([None, 4]),
     period=layout_periods_or_none,

@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from ulidkeys.engine.scheduling import RunMerge
 
@@ -50,7 +51,7 @@ def merged(
         got += batch
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(chains, st.booleans())
 def test_the_merge_gives_heapq_merges_order(
     chain_lists: list[list[list[Any]]], descending: bool

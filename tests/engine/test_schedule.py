@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import T0, FakeDirectoryBucket, FakeS3, brute_force, layouts, ulid_at
 
 from ulidkeys.engine import tasks, threads
@@ -81,7 +82,7 @@ def task_run(plan: Any, source: ListingSource, workers: int, split: bool, stop: 
     return asyncio.run(main())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     scenarios(),
     st.integers(1, 5),
@@ -126,7 +127,7 @@ def test_both_shells_list_exactly_the_window(
     assert answers[0][1] == answers[1][1]  # the same cursor after the same last item
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(scenarios(), st.integers(1, 4), st.sampled_from([1, 3, 8]), st.data())
 def test_a_cursor_taken_anywhere_resumes_with_exactly_the_rest(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, workers: int, data: st.DataObject

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from ulidkeys.errors import InvalidValue, TimeOutOfRange
 from ulidkeys.ids.protocol import has_no_time
@@ -51,7 +52,7 @@ def test_the_protocol_covers_the_registry() -> None:
 
 
 @pytest.mark.parametrize("registration", GENERATED, ids=name_of)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(ms=st.integers(1_420_070_400_000, 2_000_000_000_000), seed=st.integers(0, 2**32))
 def test_ids_are_valid_and_hold_the_clocks_time(
     registration: Registration, ms: int, seed: int

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
@@ -135,7 +136,7 @@ def test_window_condition_is_the_exact_half_open_range() -> None:
     assert f"Post#{ULID.max_for(T0 + HOUR - 1)}#Comment#x" <= high  # children of the last ms
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(
     start=st.integers(0, 6).map(lambda h: T0 + h * HOUR) | st.integers(T0, T0 + 6 * HOUR),
     width=st.sampled_from([0, 1, HOUR, 2 * HOUR + 7, 7 * HOUR]),

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
 from periodsupport import layout_periods_or_none
+from profiles import examples
 
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.planning.layout import KeyLayout
@@ -42,7 +43,7 @@ def mutations(key: str, rng: random.Random) -> list[str]:
     return out
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(**LAYOUTS)
 def test_the_locator_gives_splits_verdict(
     scheme: IdScheme,
@@ -82,7 +83,7 @@ def test_the_locator_gives_splits_verdict(
     assert fitting >= 12  # the unmutated keys of the layout fit
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(**LAYOUTS)
 def test_the_run_locator_reads_a_page_as_the_locator_reads_each_key(
     scheme: IdScheme,

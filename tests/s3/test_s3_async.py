@@ -23,6 +23,7 @@ from aiosupport import CREDENTIALS, MODES, RequestCounter, Shell, shells
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from periodsupport import layout_periods_or_none
+from profiles import examples
 from s3support import T0, brute_force, fill_bucket, keys_of, layouts, ulid_at
 
 from ulidkeys.aio import AsyncBucket
@@ -54,7 +55,7 @@ def random_keys(layout: KeyLayout, rng: random.Random, n: int, lo: int, hi: int)
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(
     layout=layouts,
     seed=st.integers(0, 2**32),
@@ -83,7 +84,7 @@ def test_list_window_matches_brute_force(
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=5)
+@settings(max_examples=examples(5))
 @given(
     layout=layouts,
     seed=st.integers(0, 2**32),
@@ -103,7 +104,7 @@ def test_latest_matches_brute_force(
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=4)
+@settings(max_examples=examples(4))
 @given(
     kinds=st.lists(st.sampled_from([".jpg", ".png", ".tar.jpg"]), max_size=30),
     want=st.integers(0, 10),
@@ -134,7 +135,7 @@ def test_latest_with_a_suffix_on_both_shells(
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=3)
+@settings(max_examples=examples(3))
 @given(
     layout=st.builds(
         KeyLayout,

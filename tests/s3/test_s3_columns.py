@@ -21,6 +21,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -215,7 +216,7 @@ TRANSPORTS = ["dicts", "xml"]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     scenario=dense_scenarios(),
     page=st.integers(1, 4),
@@ -247,7 +248,7 @@ def test_pages_of_columns_are_the_items_of_a_window(
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(
     layout=st.sampled_from(
         [KeyLayout("up/"), KeyLayout("up/", shards=3, period="hour"), KeyLayout(period="day")]
@@ -285,7 +286,7 @@ def test_pages_of_columns_of_a_directory_bucket(
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(scenario=dense_scenarios(), page=st.integers(1, 4), n=st.integers(1, 5), names=column_names)
 def test_pages_of_columns_of_each_slice(
     transport: str,
@@ -313,7 +314,7 @@ def test_pages_of_columns_of_each_slice(
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(
     scenario=dense_scenarios(),
     page=st.integers(1, 3),
@@ -355,7 +356,7 @@ def test_a_cursor_after_pages_of_columns_resumes_exactly(
 # --- the page reader's columns -------------------------------------------------------------------
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     page=generated_pages(), members=st.lists(st.sampled_from(list(MEMBERS.values())), unique=True)
 )

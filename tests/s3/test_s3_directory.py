@@ -11,6 +11,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import T0, FakeDirectoryBucket, brute_force, keys_of, layouts, ulid_at
 
 from ulidkeys.errors import InvalidValue, UnexpectedResponse, UnorderedListing, UploadConflict
@@ -97,7 +98,7 @@ def test_an_unordered_listing_under_a_general_bucket_name_raises() -> None:
     assert "directory buckets" in str(e.value) and isinstance(e.value, UnexpectedResponse)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     layout=layouts,
     seed=st.integers(0, 1000),

@@ -21,6 +21,7 @@ from aiobotocore.session import get_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from s3support import T0, brute_force, fill_bucket, keys_of, moto_client, ulid_at
 
 from ulidkeys.aio import AsyncBucket
@@ -300,7 +301,7 @@ def test_manifest_lines_read_back_to_every_hostile_key(s3: Any) -> None:
     assert {bucket for bucket, _ in parse_manifest(lines)} == {NAME}
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     share=st.floats(0.05, 1.0),

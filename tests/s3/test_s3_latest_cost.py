@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import T0, FakeS3, brute_force, keys_of, ulid_at
 
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -18,7 +19,7 @@ def _keys(layout: KeyLayout, count: int, newest: int, spread: int) -> list[str]:
     return [layout.key_for(ulid_at(newest - spread + i * spread // count, i)) for i in range(count)]
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     st.sampled_from([KeyLayout("u/"), KeyLayout("u/", shards=3), KeyLayout("u/", period="day")]),
     st.integers(0, 6_000),
@@ -66,7 +67,7 @@ def test_latest_search_calls_grow_with_the_log_of_the_age() -> None:
     assert costs == sorted(costs)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(
     st.sampled_from([KeyLayout("u/"), KeyLayout("u/", shards=3), KeyLayout("u/", period="day")]),
     st.integers(0, 5_000),

@@ -10,6 +10,7 @@ import boto3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from s3support import T0, ulid_at
 
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -17,7 +18,7 @@ from ulidkeys.s3 import Bucket, KeyLayout
 LAYOUT = KeyLayout("up/", shards=2, suffix=".jpg")
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(
     kinds=st.lists(st.sampled_from([".jpg", ".png", ".tar.jpg"]), min_size=0, max_size=40),
     n=st.integers(0, 12),

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
 from periodsupport import layout_periods
+from profiles import examples
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -61,7 +62,7 @@ def random_keys(layout: KeyLayout, rng: random.Random, n: int, lo: int, hi: int)
     ]
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(
     layout=layouts,
     seed=st.integers(0, 2**32),
@@ -165,7 +166,7 @@ def test_prefix_plus_delimiter_loses_keys_but_list_window_does_not(s3: Recorder)
     assert keys_of(Bucket(s3, bucket, layout).list_window(T0, T0 + HOUR)) == expected
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(
     layout=layouts,
     seed=st.integers(0, 2**32),
@@ -302,7 +303,7 @@ def test_racing_writers_one_wins_nothing_lost(
 # --- cursors ----------------------------------------------------------------------------------
 
 
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(
     layout=st.builds(
         KeyLayout,
@@ -389,7 +390,7 @@ LAID_OUT_SCHEMES = tuple(SORTABLE)
 
 @pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))
 @pytest.mark.parametrize("scheme", LAID_OUT_SCHEMES, ids=lambda scheme: scheme.name)
-@settings(max_examples=3)
+@settings(max_examples=examples(3))
 @given(data=st.data())
 def test_every_id_scheme_lists_exact_windows_in_memory(
     scheme: IdScheme, shape: int, data: st.DataObject
@@ -401,7 +402,7 @@ def test_every_id_scheme_lists_exact_windows_in_memory(
 @pytest.mark.slow  # the same on moto: the adapter's contract for every scheme
 @pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))
 @pytest.mark.parametrize("scheme", LAID_OUT_SCHEMES, ids=lambda scheme: scheme.name)
-@settings(max_examples=3)
+@settings(max_examples=examples(3))
 @given(data=st.data())
 def test_every_id_scheme_lists_exact_windows(
     s3: Recorder, scheme: IdScheme, shape: int, data: st.DataObject

@@ -14,6 +14,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE, id_at
 from moto import mock_aws
+from profiles import examples
 
 from ulidkeys import errors
 from ulidkeys.ids import ULID_SCHEME, IdScheme
@@ -65,7 +66,7 @@ def test_invert_id_is_an_involution_of_the_same_width(scheme: IdScheme) -> None:
 @pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: s.name)
 # No shrinking: every example fills a moto bucket, so shrinking takes minutes; the failing
 # draws are printed as they are.
-@settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.generate])
+@settings(max_examples=examples(8), deadline=None, phases=[Phase.explicit, Phase.generate])
 @given(data=st.data())
 def test_windows_are_exact_in_key_order(s3: Any, scheme: IdScheme, data: Any) -> None:
     """Every sortable scheme, in both layouts: newest-first and the usual oldest-first."""

@@ -21,6 +21,7 @@ from botocore.parsers import RestXMLParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from readersupport import BEFORE_PARSE, RETRY_MODES, client_in_mode, needs_before_parse
 from s3support import T0, new_bucket, ulid_at
 
@@ -205,7 +206,7 @@ def test_the_reader_builds_exactly_what_botocore_parses(page: tuple[bytes, bool]
 
 
 @pytest.mark.parametrize("mutate", MUTATIONS)
-@settings(max_examples=8)  # per change: every change is tried
+@settings(max_examples=examples(8))  # per change: every change is tried
 @given(pages(), st.integers(0, 2**32))
 def test_pages_the_reader_does_not_know_are_left_to_botocore(
     mutate: Any, page: tuple[bytes, bool], seed: int
@@ -301,7 +302,7 @@ def agrees_with_botocore(body: bytes) -> dict[str, Any] | None:
     return read
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(runs())
 def test_a_run_of_records_reads_as_botocore_reads_it(body: bytes) -> None:
     agrees_with_botocore(body)
@@ -366,7 +367,7 @@ def nested_runs(draw: Any) -> tuple[bytes, bool]:
     return body.encode(), usual
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(nested_runs())
 def test_records_holding_elements_of_leaves_read_as_botocore_reads_them(
     page: tuple[bytes, bool],
@@ -754,7 +755,7 @@ def hostile_runs(draw: Any) -> bytes:
     ).encode()
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(hostile_runs())
 def test_every_column_with_references_reads_as_botocore_reads_it(body: bytes) -> None:
     read_or_refused(body)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from periodsupport import brute_floor, brute_next, layout_periods
+from profiles import examples
 from s3support import (
     FakeDirectoryBucket,
     FakeS3,
@@ -70,7 +71,7 @@ layouts_of_periods = st.builds(
 )
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(
     layout=layouts_of_periods,
     corner=st.sampled_from(CORNERS),

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from periodsupport import layout_periods
+from profiles import examples
 from s3support import T0, FakeS3, brute_force, keys_of, layouts, order, ulid_at
 
 from ulidkeys import TimeWindow
@@ -61,7 +62,7 @@ def scenarios(
     return layout, keys, start, end
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(scenarios(), st.integers(1, 40), st.sampled_from([1, 3, 8]))
 def test_listing_is_exact_and_in_time_order(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, workers: int
@@ -87,7 +88,7 @@ def test_listing_is_exact_and_in_time_order(
         assert call.stop_at is None or call.start_after < call.stop_at
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(scenarios(), st.integers(1, 7), st.data())
 def test_resume_after_any_returned_key(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, data: st.DataObject
@@ -224,7 +225,7 @@ def test_latest_narrows_crowded_slices_instead_of_reading_them(spread: int) -> N
 # --- cursors ----------------------------------------------------------------------------------
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     scenarios(st.one_of(sharded_period_layouts, layouts)),
     st.integers(1, 7),
@@ -268,7 +269,7 @@ def test_cursor_resume_loses_and_repeats_nothing(
         assert keys_of(bucket.list_window(cursor=cursor)) == []
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(
     scenarios(st.one_of(sharded_period_layouts, layouts)),
     st.integers(1, 7),
@@ -448,7 +449,7 @@ class _Forgetful(FakeS3):
         return result
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     scenarios(st.one_of(sharded_period_layouts, layouts)),
     st.integers(1, 7),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -45,7 +46,7 @@ def boundaries(pieces: list[Slice]) -> list[int]:
     return [pieces[0].start_ms] + [piece.end_ms for piece in pieces]
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(
     layout=all_layouts,
     offset=st.integers(-DAY, DAY),
@@ -195,7 +196,7 @@ def filled(s3: Any) -> tuple[Bucket, list[str]]:
     return Bucket(s3, name, MOTO_LAYOUT), keys
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(offset=st.integers(0, 2 * HOUR), width=st.integers(0, 4 * HOUR), n=st.integers(1, 9))
 def test_union_of_slices_equals_the_window_on_moto(
     filled: tuple[Bucket, list[str]], offset: int, width: int, n: int

@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import T0, FakeS3, brute_force, keys_of, layouts, ulid_at
 
 from ulidkeys.engine.chains import Stats
@@ -37,7 +38,7 @@ def dense_scenarios(draw: st.DrawFn) -> tuple[KeyLayout, list[str], int, int]:
     return layout, keys, start, end
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(dense_scenarios(), st.integers(1, 4), st.sampled_from([2, 3, 8]))
 def test_split_listing_is_exact(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, workers: int
@@ -54,7 +55,7 @@ def test_split_listing_is_exact(
     assert stats.read == stats.returned + stats.skipped + stats.outside
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(dense_scenarios(), st.integers(1, 3), st.lists(st.integers(0, 30), max_size=4))
 def test_resume_from_a_cursor_taken_mid_split(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, stops: list[int]

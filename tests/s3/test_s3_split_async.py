@@ -14,6 +14,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from s3support import T0, FakeS3, brute_force, keys_of, ulid_at
 from test_s3_split import dense_scenarios
 
@@ -58,7 +59,7 @@ def _spread(layout: KeyLayout, count: int, span: int) -> list[str]:
     return [layout.key_for(ulid_at(T0 + i * span // count, i)) for i in range(count)]
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(dense_scenarios(), st.integers(1, 4), st.sampled_from([2, 3, 8]))
 def test_async_split_listing_is_exact(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, workers: int
@@ -75,7 +76,7 @@ def test_async_split_listing_is_exact(
     assert stats.read == stats.returned + stats.skipped + stats.outside
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(dense_scenarios(), st.integers(1, 3), st.lists(st.integers(0, 30), max_size=4))
 def test_async_resume_from_a_cursor_taken_mid_split(
     scenario: tuple[KeyLayout, list[str], int, int], page: int, stops: list[int]

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from s3support import fill_bucket, new_bucket
 from standin import StandInS3
 
@@ -213,7 +214,7 @@ IDS_UNDER_YEAR_FOLDERS: Case = ("years/", None, year_folders(500, 4), [], 50)
 @given(buckets())
 @example(A_PART_OF_THE_SHARDS)
 @example(IDS_UNDER_YEAR_FOLDERS)
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_every_figure_is_exact_bounded_or_unknown(case: Case) -> None:
     prefix, layout, ids, garbage, budget = case
     bucket = StandInS3(ids + garbage)

@@ -1,0 +1,48 @@
+"""The suite's hypothesis profiles, and how many examples a property test draws in each.
+
+A property test that sets its own count writes the count CI draws, ``examples(n)``; the
+profile scales it: ``ci`` (``make test-all``, CI) draws ``n``, ``dev`` (``make test``, the loop
+a contributor waits on) a share of it, ``thorough`` many times it. Tests that set no count draw
+the profile's own ``max_examples``, which is the same share of CI's 60.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from hypothesis import HealthCheck, settings
+
+#: Each profile's examples as a share of CI's.
+SHARES = {"ci": 1.0, "dev": 0.35, "thorough": 30.0}
+#: The count of a test that sets none, in CI.
+CI_EXAMPLES = 60
+#: The profile of this run (``HYPOTHESIS_PROFILE``; ``dev`` when unset).
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
+if PROFILE not in SHARES:
+    raise ValueError(f"HYPOTHESIS_PROFILE={PROFILE!r} is not one of {sorted(SHARES)}")
+
+
+def examples(n: int) -> int:
+    """The examples a property test that CI runs with ``n`` examples draws in this run's
+    profile."""
+    return examples_in(PROFILE, n)
+
+
+def register() -> None:
+    """Register the three profiles and load this run's."""
+    settings.register_profile(
+        "ci",
+        max_examples=CI_EXAMPLES,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    for name in ("dev", "thorough"):
+        settings.register_profile(name, max_examples=examples_in(name, CI_EXAMPLES), deadline=None)
+    settings.load_profile(PROFILE)
+
+
+def examples_in(profile: str, n: int) -> int:
+    """The examples of ``n`` in CI that ``profile`` draws (at least 2, so that a dev run
+    still tries more than its first draw)."""
+    return max(2, math.ceil(n * SHARES[profile]))
