@@ -125,9 +125,16 @@ class FakeS3:
         self.responses: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
+    def put(self, keys: Iterable[str]) -> None:
+        """Add keys (they are listed from the next request on)."""
+        with self._lock:
+            self.keys = sorted(set(self.keys).union(keys), key=lambda k: k.encode())
+            self._encoded = [k.encode() for k in self.keys]
+
     def list_objects_v2(self, **kwargs: Any) -> dict[str, Any]:
         with self._lock:
             self.requests.append(kwargs)
+            keys, encoded = self.keys, self._encoded
         allowed = {"Bucket", "MaxKeys", "Prefix", "StartAfter", "ContinuationToken", "Delimiter"}
         assert set(kwargs) <= allowed
         assert 1 <= kwargs["MaxKeys"] <= 1000
@@ -139,11 +146,11 @@ class FakeS3:
         # The keys after StartAfter (or the token) under the prefix, in key order: those of a
         # prefix are one run in UTF-8 byte order. One entry past the page says it is truncated.
         start = max(
-            bisect.bisect_right(self._encoded, after.encode()),
-            bisect.bisect_left(self._encoded, prefix.encode()),
+            bisect.bisect_right(encoded, after.encode()),
+            bisect.bisect_left(encoded, prefix.encode()),
         )
         entries: list[tuple[str, str]] = []  # ("Key" or "Prefix", text), in key order
-        for k in itertools.islice(self.keys, start, None):
+        for k in itertools.islice(keys, start, None):
             if not k.startswith(prefix) or len(entries) > size:
                 break
             cut = k.find(delimiter, len(prefix)) if delimiter else -1

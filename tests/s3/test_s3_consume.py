@@ -13,7 +13,7 @@ import boto3
 import pytest
 from consumesim import MINUTE, Clock, Schedule, Write, writes
 from moto import mock_aws
-from s3support import T0, FakeDirectoryBucket, Recorder, fill_bucket, new_bucket
+from s3support import T0, FakeDirectoryBucket, FakeS3, Recorder, fill_bucket, new_bucket
 
 from ulidkeys.errors import CheckpointConflict, InvalidCheckpoint, InvalidType, InvalidValue
 from ulidkeys.planning.checkpoints import FORMAT, Checkpoint
@@ -44,14 +44,31 @@ def s3() -> Iterator[Any]:
         yield session.client("s3")
 
 
+@pytest.fixture(params=["in memory", pytest.param("moto", marks=pytest.mark.slow)])
+def world(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Where the simulations run: an in-memory ListObjectsV2 (FakeS3, with S3's listing rules)
+    in the loop a contributor waits on, and moto with the slow runs (the adapter's contract)."""
+    if request.param == "in memory":
+        yield FakeS3([])
+    else:
+        yield request.getfixturevalue("s3")
+
+
 def setup(s3: Any, made: list[Write], layout: KeyLayout = LAYOUT) -> tuple[Bucket, Schedule]:
-    bucket = Bucket(s3, new_bucket(s3), layout)
-    clock = Clock(T0)
+    """A bucket on ``s3`` (a moto client or a FakeS3) and the schedule its writes arrive on."""
+    if isinstance(s3, FakeS3):
+        bucket = Bucket(s3, "in-memory", layout)  # type: ignore[arg-type]
 
-    def arrive(due: list[Write]) -> None:
-        fill_bucket(bucket.name, (layout.key_for(w.id) for w in due))
+        def arrive(due: list[Write]) -> None:
+            s3.put(layout.key_for(w.id) for w in due)
 
-    return bucket, Schedule(made, arrive, clock)
+    else:
+        bucket = Bucket(s3, new_bucket(s3), layout)
+
+        def arrive(due: list[Write]) -> None:
+            fill_bucket(bucket.name, (layout.key_for(w.id) for w in due))
+
+    return bucket, Schedule(made, arrive, Clock(T0))
 
 
 def consumer(bucket: Bucket, store: Any, clock: Clock, **options: Any) -> Any:
@@ -80,29 +97,29 @@ def simulate(
     return {LAYOUT.key_for(w.id): w for w in made}, delivered, schedule, late
 
 
-def test_every_key_exactly_once_with_skew_and_slow_uploads(s3: Any) -> None:
+def test_every_key_exactly_once_with_skew_and_slow_uploads(world: Any) -> None:
     # 3,000 keys over 30 minutes, writer clocks +-5 s, PUTs visible up to 20 s late.
     store = MemoryStore()
     made, delivered, schedule, late = simulate(
-        s3, writes(1, T0, T0 + 30 * MINUTE, 3_000), 33, store
+        world, writes(1, T0, T0 + 30 * MINUTE, 3_000), 33, store
     )
     assert sorted(delivered) == sorted(made)  # none lost
     assert late == []  # lateness <= 25 s < settle: nothing even reached the overlap
     assert store.checkpoint is not None and store.checkpoint.sequence == len(schedule.runs)
 
 
-def test_lateness_within_settle_plus_overlap_is_caught_and_reported(s3: Any) -> None:
+def test_lateness_within_settle_plus_overlap_is_caught_and_reported(world: Any) -> None:
     # A third of the uploads take up to 85 s: past settle (30 s), inside settle + overlap (90 s).
     traffic = writes(2, T0, T0 + 20 * MINUTE, 2_000, late_share=0.3, late_delay_ms=85_000)
-    made, delivered, _, late = simulate(s3, traffic, 25)
+    made, delivered, _, late = simulate(world, traffic, 25)
     assert sorted(delivered) == sorted(made)
     assert late and all(0 < event.depth_ms <= OVERLAP for event in late)
     assert len({event.position for event in late}) == len(late)
 
 
-def test_lateness_beyond_the_overlap_is_reported_and_bounded(s3: Any) -> None:
+def test_lateness_beyond_the_overlap_is_reported_and_bounded(world: Any) -> None:
     traffic = writes(3, T0, T0 + 20 * MINUTE, 2_000, late_share=0.2, late_delay_ms=200_000)
-    made, delivered, _, late = simulate(s3, traffic, 26)
+    made, delivered, _, late = simulate(world, traffic, 26)
     lost = made.keys() - set(delivered)
     assert lost, "the test must push lateness past what the overlap can see"
     # The documented bound: anything visible within settle + overlap of its id time is
