@@ -110,6 +110,7 @@ def test_other_schemes_in_sort_keys(client: Any, scheme: IdScheme) -> None:
     assert found.keys.value == 80
 
 
+@pytest.mark.slow  # a large partition on moto; the contract: test_dynamodb_survey_contract.py
 def test_a_large_partition_is_bounded_within_the_budget(client: Any) -> None:
     """Read in part: the count is unknown with the items read as a sure lower bound; the
     oldest item is the first read, the newest one call from the top of the kind's range."""

@@ -187,6 +187,7 @@ def test_cursors_resume_listings_and_latest_exactly(
     assert len(newest) == min(len(expected), 3 * want)
 
 
+@pytest.mark.slow  # 4,800 keys on moto's server in both shells
 @pytest.mark.parametrize("mode", MODES)
 def test_closing_early_cancels_outstanding_requests(both: dict[str, Shell], mode: str) -> None:
     """16 shards of small pages: after 5 items the listing is closed. The asyncio shell has

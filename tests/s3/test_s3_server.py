@@ -22,6 +22,9 @@ from ulidkeys.s3 import Bucket, KeyLayout
 
 HOUR = 3_600_000
 
+#: moto's HTTP server in a thread of this process: the slow runs.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:

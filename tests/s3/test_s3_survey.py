@@ -140,6 +140,8 @@ def test_mixed_suffixes_have_their_shares(s3: Any) -> None:
     assert found.shape.suffixes == counts
 
 
+# tens of thousands of keys on moto; the contract in memory: test_s3_survey_contract.py
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("layout", "max_calls", "state"),
     [
@@ -169,6 +171,7 @@ def test_a_prefix_larger_than_the_budget_is_bounded(
     assert found.costs == () and found.config is None and found.per_day is None
 
 
+@pytest.mark.slow  # a bucket of thousands of keys listed on moto window by window
 def test_a_small_prefix_costs_its_windows_on_its_keys(s3: Any) -> None:
     layout = KeyLayout("costed/", shards=4, period="day", suffix=".jpg")
     bucket = new_bucket(s3)
@@ -181,6 +184,8 @@ def test_a_small_prefix_costs_its_windows_on_its_keys(s3: Any) -> None:
     assert hour.keys <= day.keys < day.full_keys == len(keys)
 
 
+# tens of thousands of keys on moto; the contract in memory: test_s3_survey_contract.py
+@pytest.mark.slow
 def test_a_budget_too_small_for_the_newest_key_says_so(s3: Any) -> None:
     layout = KeyLayout("tiny-budget/")
     bucket = new_bucket(s3)
@@ -266,6 +271,9 @@ def test_ids_of_several_readings_name_the_alternatives(
     assert "the ids also read as instagram-id" in capsys.readouterr().out
 
 
+# tens of thousands of keys on moto; in memory:
+# test_a_large_newest_first_prefix_is_not_15_billion_keys
+@pytest.mark.slow
 def test_a_large_newest_first_prefix_is_read_from_its_newest(s3: Any) -> None:
     layout = KeyLayout("feed/", newest_first=True, suffix=".json")
     bucket = new_bucket(s3)

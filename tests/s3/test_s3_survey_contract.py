@@ -340,6 +340,9 @@ def s3() -> Iterator[Any]:
         yield boto3.client("s3", region_name="us-east-1")
 
 
+# the same in memory:
+# test_a_prefix_read_in_part_suggests_no_layout_nor_a_shard_count_it_did_not_see
+@pytest.mark.slow
 def test_on_moto_a_partly_read_sharded_prefix_holds_its_range(s3: Any) -> None:
     rng = random.Random(7)
     layout = LAYOUTS["16 shards, days"]
