@@ -58,7 +58,10 @@ def test_latest_search_calls_grow_with_the_log_of_the_age() -> None:
     layout = KeyLayout("u/")
     costs = []
     for age in (0, 3_600_000, 30 * DAY, 2 * YEAR):
-        keys = _keys(layout, 100_000, T0 - age, 30 * DAY)
+        newest, spread = T0 - age, 30 * DAY
+        ids = [ulid_at(newest - spread + i * spread // 100_000, i) for i in range(100_000)]
+        keys = ["u/" + text for text in ids]  # the layout's keys, built 5x faster
+        assert keys[::9_999] == [layout.key_for(text) for text in ids[::9_999]]
         listing = Bucket(FakeS3(keys), "b", layout).latest(20, until=T0)
         assert keys_of(listing) == keys[::-1][:20]
         costs.append(listing.stats.calls)
