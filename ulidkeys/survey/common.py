@@ -1,5 +1,5 @@
 """What both surveys share: their budget, how they read the first pages and say what was read,
-service read whole, and the JSON form of the times and counts they report.
+the exact counts of a service read whole, and the JSON form of the times and counts they report.
 """
 
 from __future__ import annotations
