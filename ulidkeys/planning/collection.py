@@ -35,12 +35,16 @@ from ulidkeys.planning.plans import (
     Located,
     Plan,
     Position,
-    resolve_window,
     scope_of,
 )
-from ulidkeys.planning.queries import QueryCall, check_after_fields, plan_query, successor
+from ulidkeys.planning.queries import (
+    QueryCall,
+    WindowPlanner,
+    check_after_fields,
+    plan_query,
+    successor,
+)
 from ulidkeys.planning.sortkeys import key_after
-from ulidkeys.timeinput import TimeInput
 
 
 class CollectionItem:
@@ -89,7 +93,7 @@ class KindCall(QueryCall):
 KindKey = tuple[str, tuple[()] | Located]
 
 
-class Collection:
+class Collection(WindowPlanner):
     """Entities sharing a partition key, queried as one time-ordered stream.
 
     ``Collection(post, comment, like, name="activity")`` - every entity has the same
@@ -279,34 +283,11 @@ class Collection:
                 "query an index through its entity"
             )
 
-    def plan_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        after: object = None,
-        cursor: str | None = None,
-        **fields: object,
+    def _plan_span(
+        self, start_ms: int, end_ms: int, *, index: str | None = None, **options: Any
     ) -> Plan[QueryCall]:
-        """The ``Query`` calls for the items of every kind whose id time is in ``[since,
-        until)``: one chain per sort key prefix (and per bucket and shard), merged in id-time
-        order. As :meth:`Entity.plan_window`; ``fields`` are the partition key's, ``index``
-        is refused (a collection is read from the table)."""
         self.refuse_index(index)
-        start, end = resolve_window(since, until, cursor)
-        return plan_collection(
-            self,
-            start,
-            end,
-            newest_first=newest_first,
-            limit=limit,
-            after=after,
-            cursor=cursor,
-            fields=fields,
-        )
+        return plan_collection(self, start_ms, end_ms, **options)
 
 
 def _check_kind(first: Entity, entity: Entity) -> None:

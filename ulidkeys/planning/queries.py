@@ -24,10 +24,18 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.keyschemas import BUCKET, DERIVED, SHARD
-from ulidkeys.planning.plans import MAX_CALLS, PAST_ALL_KEYS, Cursor, Located, Plan, Position
+from ulidkeys.planning.plans import (
+    MAX_CALLS,
+    PAST_ALL_KEYS,
+    Cursor,
+    Located,
+    Plan,
+    Position,
+    resolve_window,
+)
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
 from ulidkeys.planning.templates import KeySchema
-from ulidkeys.timeinput import format_ms
+from ulidkeys.timeinput import TimeInput, format_ms
 
 if TYPE_CHECKING:  # an entity makes its plans with this module (Entity.plan_window)
     from ulidkeys.planning.entity import Entity
@@ -112,6 +120,52 @@ def _too_many_calls(entity: Entity, start_ms: int) -> InvalidQuery:
         f"this window needs more than {MAX_CALLS} Query calls over {entity.name}'s "
         f"{buckets}: it starts at {since}; query a narrower window (a later since)"
     )
+
+
+class WindowPlanner:
+    """What plans a window's ``Query`` calls - an :class:`~ulidkeys.planning.entity.Entity`,
+    a :class:`~ulidkeys.planning.collection.Collection`, and a table bound to either - with one
+    :meth:`plan_window`; each says only how it plans a span of milliseconds (``_plan_span``)."""
+
+    def plan_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The ``Query`` calls for the items whose id time is in ``[since, until)``: plain
+        data, printable (``.explain()``), made without a client.
+
+        ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
+        cursor's window is resumed just past its last item. ``after=`` (an item, key or id seen
+        last) resumes just past it. ``fields`` are the key fields of the partition (``org=
+        "acme"``); ``index`` names a GSI. A collection's plan has one chain per sort key prefix
+        (and per bucket and shard), merged in id-time order; it refuses ``index`` (a collection
+        is read from the table). ``Table.plan_window`` is its entity's (or collection's) plan,
+        the one ``Table.query_window`` runs.
+        """
+        start, end = resolve_window(since, until, cursor)
+        return self._plan_span(
+            start,
+            end,
+            newest_first=newest_first,
+            limit=limit,
+            index=index,
+            after=after,
+            cursor=cursor,
+            fields=fields,
+        )
+
+    def _plan_span(self, start_ms: int, end_ms: int, **options: Any) -> Plan[QueryCall]:
+        """The plan of ``[start_ms, end_ms)`` (the window resolved); ``options`` are
+        :meth:`plan_window`'s, the key fields as ``fields``."""
+        raise NotImplementedError
 
 
 def plan_query(

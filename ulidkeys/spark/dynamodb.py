@@ -24,7 +24,6 @@ from pyspark.sql.types import (
 
 from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Collection, Entity, Table
-from ulidkeys.dynamodb.table import plan_of
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.collection import CollectionItem
 from ulidkeys.planning.plans import MAX_SLICES, Slice
@@ -229,8 +228,7 @@ class DynamoDBSource(DataSource):
                 f"{self.id_time!r}: give them two names"
             )
         with given.naming("fields", *[name for name in ("index",) if name in given.given]):
-            plan = plan_of(
-                entity,
+            plan = entity._plan_span(
                 self.start_ms,
                 self.end_ms,
                 newest_first=self.query.newest_first,
