@@ -23,8 +23,6 @@ from ulidkeys.errors import (
     InvalidValue,
     KeyMismatch,
     describe,
-    require_bool,
-    require_count,
 )
 from ulidkeys.ids.protocol import id_range
 from ulidkeys.planning.entity import Entity
@@ -41,6 +39,7 @@ from ulidkeys.planning.queries import (
     QueryCall,
     WindowPlanner,
     check_after_fields,
+    check_query_options,
     plan_query,
     successor,
 )
@@ -334,10 +333,7 @@ def plan_collection(
     """The calls for a collection's items whose id time is in ``[start_ms, end_ms)``: each
     partition's (bucket's and shard's) chains, one per sort key prefix, in one group merged
     by position; ``after`` or ``cursor`` resumes every chain just past that position."""
-    require_count(limit, "limit", 0, optional=True)
-    require_bool(newest_first, "newest_first")
-    if after is not None and cursor is not None:
-        raise InvalidQuery("pass after= or cursor=, not both")
+    check_query_options(limit, newest_first, after, cursor)
     if not isinstance(fields, Mapping):
         raise InvalidType(f"fields={describe(fields)} must map field names to values")
     kinds = collection.entities

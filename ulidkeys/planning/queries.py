@@ -168,6 +168,17 @@ class WindowPlanner:
         raise NotImplementedError
 
 
+def check_query_options(
+    limit: int | None, newest_first: bool, after: object, cursor: str | None
+) -> None:
+    """The checks of a window query's options that need neither the entity nor the window:
+    ``limit`` a count, ``newest_first`` a bool, at most one of ``after`` and ``cursor``."""
+    require_count(limit, "limit", 0, optional=True)
+    require_bool(newest_first, "newest_first")
+    if after is not None and cursor is not None:
+        raise InvalidQuery("pass after= or cursor=, not both")
+
+
 def plan_query(
     entity: Entity,
     start_ms: int,
@@ -188,12 +199,9 @@ def plan_query(
     Query and the plan's own order (``Plan.newest_first``: the order of the keys) is the
     opposite of ``newest_first``.
     """
-    require_count(limit, "limit", 0, optional=True)
-    require_bool(newest_first, "newest_first")
+    check_query_options(limit, newest_first, after, cursor)
     asked = later_buckets_first = newest_first
     newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
-    if after is not None and cursor is not None:
-        raise InvalidQuery("pass after= or cursor=, not both")
     schema = entity.schema(index)
     if not isinstance(fields, Mapping):
         raise InvalidType(f"fields={describe(fields)} must map field names to values")
