@@ -28,7 +28,13 @@ from ulidkeys.errors import (
 from ulidkeys.planning.collection import Collection, KindCall
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice, require_slice, resolve_window
-from ulidkeys.planning.queries import QueryCall, WindowPlanner, plan_query, single_call
+from ulidkeys.planning.queries import (
+    QueryCall,
+    QueryWindow,
+    WindowPlanner,
+    plan_query,
+    single_call,
+)
 from ulidkeys.timeinput import TimeInput
 
 Item = dict[str, Any]
@@ -136,8 +142,8 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
     fast_pages: bool
 
     # --- queries --------------------------------------------------------------------------
-    def _plan_span(self, start_ms: int, end_ms: int, **options: Any) -> Plan[QueryCall]:
-        return self.entity._plan_span(start_ms, end_ms, **options)
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        return self.entity._plan(query)
 
     def query_window(
         self,
@@ -207,12 +213,14 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
         require_slice(piece)  # its window is read before the plan checks it
-        whole = self._plan_span(
-            piece.window_start_ms,
-            piece.window_end_ms,
-            newest_first=newest_first,
-            index=index,
-            fields=fields,
+        whole = self._plan(
+            QueryWindow(
+                piece.window_start_ms,
+                piece.window_end_ms,
+                newest_first,
+                index=index,
+                fields=fields,
+            )
         )
         return whole.slice_plan(piece, cursor)
 
@@ -254,7 +262,7 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
                 "query knows which buckets to visit"
             )
         start, end = resolve_window(since, until, cursor)
-        return self._plan_span(
+        query = QueryWindow(
             start,
             end,
             newest_first=True,
@@ -263,6 +271,7 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
             cursor=cursor,
             fields=fields,
         )
+        return self._plan(query)
 
     def run(
         self,
@@ -339,7 +348,7 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
 
         def plan_for(start: int, end: int, _expected: tuple[int, float] | None) -> Plan[QueryCall]:
             # Query ends at its BETWEEN bound: no page size is needed to keep later items out.
-            return self._plan_span(start, end, index=index, fields=listing)
+            return self._plan(QueryWindow(start, end, index=index, fields=listing))
 
         return Listing(plan_for, self.source(page_size), self.entity.scheme, repr(self))
 
@@ -364,9 +373,8 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
                 "bucket and shard), merged: run it with query_window(), or ask its entities"
             )
         start, end = resolve_window(since, until)
-        query_plan = plan_query(
-            entity, start, end, newest_first=newest_first, index=index, fields=fields
-        )
+        query = QueryWindow(start, end, newest_first, index=index, fields=fields)
+        query_plan = plan_query(entity, query)
         call = single_call(query_plan, entity)
         return call.request(self.name, typed=not self.target.plain)
 
@@ -399,7 +407,8 @@ def key_condition(
     from boto3.dynamodb.conditions import Key  # boto3 is this adapter's optional dependency
 
     start, end = resolve_window(since, until)
-    call = single_call(plan_query(entity, start, end, index=index, fields=fields), entity)
+    query = QueryWindow(start, end, index=index, fields=fields)
+    call = single_call(plan_query(entity, query), entity)
     return Key(call.pk_attr).eq(call.partition) & Key(call.sk_attr).between(
         call.lo, call.hi_inclusive
     )

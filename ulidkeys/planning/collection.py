@@ -37,9 +37,9 @@ from ulidkeys.planning.plans import (
 )
 from ulidkeys.planning.queries import (
     QueryCall,
+    QueryWindow,
     WindowPlanner,
     check_after_fields,
-    check_query_options,
     plan_query,
     successor,
 )
@@ -282,11 +282,9 @@ class Collection(WindowPlanner):
                 "query an index through its entity"
             )
 
-    def _plan_span(
-        self, start_ms: int, end_ms: int, *, index: str | None = None, **options: Any
-    ) -> Plan[QueryCall]:
-        self.refuse_index(index)
-        return plan_collection(self, start_ms, end_ms, **options)
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        self.refuse_index(query.index)
+        return plan_collection(self, query)
 
 
 def _check_kind(first: Entity, entity: Entity) -> None:
@@ -319,21 +317,13 @@ def _check_kind(first: Entity, entity: Entity) -> None:
         )
 
 
-def plan_collection(
-    collection: Collection,
-    start_ms: int,
-    end_ms: int,
-    *,
-    newest_first: bool = False,
-    limit: int | None = None,
-    after: object = None,
-    cursor: str | None = None,
-    fields: Mapping[str, object],
-) -> Plan[QueryCall]:
+def plan_collection(collection: Collection, query: QueryWindow) -> Plan[QueryCall]:
     """The calls for a collection's items whose id time is in ``[start_ms, end_ms)``: each
     partition's (bucket's and shard's) chains, one per sort key prefix, in one group merged
-    by position; ``after`` or ``cursor`` resumes every chain just past that position."""
-    check_query_options(limit, newest_first, after, cursor)
+    by position; ``after`` or ``cursor`` resumes every chain just past that position. A
+    collection is read on the table's keys: ``index`` is refused before (``Collection``)."""
+    start_ms, end_ms, fields = query.start_ms, query.end_ms, query.fields
+    newest_first, after, cursor = query.newest_first, query.after, query.cursor
     if not isinstance(fields, Mapping):
         raise InvalidType(f"fields={describe(fields)} must map field names to values")
     kinds = collection.entities
@@ -358,7 +348,7 @@ def plan_collection(
             position = (position[0], "")  # a bare id: below every key of that id
     # each chain's calls, as its first kind's entity plans them (one group per bucket)
     planned = [
-        (prefix, names, plan_query(kinds[names[0]], start_ms, end_ms, fields=fields))
+        (prefix, names, plan_query(kinds[names[0]], QueryWindow(start_ms, end_ms, fields=fields)))
         for prefix, names in collection.chains.items()
     ]
     groups: list[tuple[QueryCall, ...]] = []
@@ -404,7 +394,7 @@ def plan_collection(
         scope=scope,
         title=f"{collection.name} (collection of {', '.join(collection.kinds)})",
         newest_first=newest_first,
-        limit=limit,
+        limit=query.limit,
         after=position,
     )
 
@@ -478,11 +468,7 @@ class CollectionQuery:
 
     def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[QueryCall]:
         """The same query over another window (a slice of this one)."""
-        return plan_collection(
-            self.collection,
-            start_ms,
-            end_ms,
-            newest_first=self.newest_first,
-            cursor=cursor,
-            fields=dict(self.fields),
+        query = QueryWindow(
+            start_ms, end_ms, self.newest_first, cursor=cursor, fields=dict(self.fields)
         )
+        return plan_collection(self.collection, query)

@@ -49,7 +49,7 @@ from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.layout import require_shards
 from ulidkeys.planning.periods import PERIOD_NAMES, Period
 from ulidkeys.planning.plans import PAST_ALL_KEYS, Plan, Position, scope_of
-from ulidkeys.planning.queries import QueryCall, WindowPlanner, plan_query
+from ulidkeys.planning.queries import QueryCall, QueryWindow, WindowPlanner, plan_query
 from ulidkeys.planning.templates import KeySchema
 from ulidkeys.ulid import ULID
 
@@ -467,8 +467,8 @@ class Entity(WindowPlanner):
             ) from None
 
     # --- queries --------------------------------------------------------------------------
-    def _plan_span(self, start_ms: int, end_ms: int, **options: Any) -> Plan[QueryCall]:
-        return plan_query(self, start_ms, end_ms, **options)
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        return plan_query(self, query)
 
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:
         """Validated query fields: the partition key's and the sort key's before the id."""

@@ -125,7 +125,7 @@ def _too_many_calls(entity: Entity, start_ms: int) -> InvalidQuery:
 class WindowPlanner:
     """What plans a window's ``Query`` calls - an :class:`~ulidkeys.planning.entity.Entity`,
     a :class:`~ulidkeys.planning.collection.Collection`, and a table bound to either - with one
-    :meth:`plan_window`; each says only how it plans a span of milliseconds (``_plan_span``)."""
+    :meth:`plan_window`; each says only how it plans a :class:`QueryWindow` (``_plan``)."""
 
     def plan_window(
         self,
@@ -151,47 +151,40 @@ class WindowPlanner:
         the one ``Table.query_window`` runs.
         """
         start, end = resolve_window(since, until, cursor)
-        return self._plan_span(
-            start,
-            end,
-            newest_first=newest_first,
-            limit=limit,
-            index=index,
-            after=after,
-            cursor=cursor,
-            fields=fields,
+        return self._plan(
+            QueryWindow(start, end, newest_first, limit, index, after, cursor, fields)
         )
 
-    def _plan_span(self, start_ms: int, end_ms: int, **options: Any) -> Plan[QueryCall]:
-        """The plan of ``[start_ms, end_ms)`` (the window resolved); ``options`` are
-        :meth:`plan_window`'s, the key fields as ``fields``."""
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        """The plan of a window query, its window resolved."""
         raise NotImplementedError
 
 
-def check_query_options(
-    limit: int | None, newest_first: bool, after: object, cursor: str | None
-) -> None:
-    """The checks of a window query's options that need neither the entity nor the window:
+@dataclass(frozen=True)
+class QueryWindow:
+    """A window query with its window resolved: the items whose id time is in ``[start_ms,
+    end_ms)``, read as :meth:`WindowPlanner.plan_window`'s options say (``fields``: the key
+    fields). Made, it has passed the checks that need neither the entity nor the window:
     ``limit`` a count, ``newest_first`` a bool, at most one of ``after`` and ``cursor``."""
-    require_count(limit, "limit", 0, optional=True)
-    require_bool(newest_first, "newest_first")
-    if after is not None and cursor is not None:
-        raise InvalidQuery("pass after= or cursor=, not both")
+
+    start_ms: int
+    end_ms: int
+    newest_first: bool = False
+    limit: int | None = None
+    index: str | None = None
+    after: object = None
+    cursor: str | None = None
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        require_count(self.limit, "limit", 0, optional=True)
+        require_bool(self.newest_first, "newest_first")
+        if self.after is not None and self.cursor is not None:
+            raise InvalidQuery("pass after= or cursor=, not both")
 
 
-def plan_query(
-    entity: Entity,
-    start_ms: int,
-    end_ms: int,
-    *,
-    newest_first: bool = False,
-    limit: int | None = None,
-    index: str | None = None,
-    after: object = None,
-    cursor: str | None = None,
-    fields: Mapping[str, object],
-) -> Plan[QueryCall]:
-    """The calls for ``entity``'s items whose id time is in ``[start_ms, end_ms)``.
+def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
+    """The calls for ``entity``'s items whose id time is in the query's ``[start_ms, end_ms)``.
 
     ``after`` (an item, key or id seen last) or ``cursor`` resumes just past it in result
     order. A bucketed entity visits only the buckets the window touches. With
@@ -199,9 +192,10 @@ def plan_query(
     Query and the plan's own order (``Plan.newest_first``: the order of the keys) is the
     opposite of ``newest_first``.
     """
-    check_query_options(limit, newest_first, after, cursor)
-    asked = later_buckets_first = newest_first
-    newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
+    start_ms, end_ms, index, fields = query.start_ms, query.end_ms, query.index, query.fields
+    after, cursor = query.after, query.cursor
+    asked = later_buckets_first = query.newest_first
+    newest_first = asked != entity.newest_first_keys  # descending keys, from here on
     schema = entity.schema(index)
     if not isinstance(fields, Mapping):
         raise InvalidType(f"fields={describe(fields)} must map field names to values")
@@ -296,7 +290,7 @@ def plan_query(
         title=f"{entity.name} ({schema.label}"
         + (", newest-first keys)" if entity.newest_first_keys else ")"),
         newest_first=newest_first,
-        limit=limit,
+        limit=query.limit,
         after=position,
     )
 
@@ -379,15 +373,15 @@ class EntityQuery:
 
     def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[QueryCall]:
         """The same query over another window (a slice of this one)."""
-        return plan_query(
-            self.entity,
+        query = QueryWindow(
             start_ms,
             end_ms,
-            newest_first=self.newest_first,
+            self.newest_first,
             index=self.index,
             cursor=cursor,
             fields=dict(self.fields),
         )
+        return plan_query(self.entity, query)
 
 
 def check_after_fields(entity: Entity, after: object, values: Mapping[str, str]) -> None:
