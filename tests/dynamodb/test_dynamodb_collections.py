@@ -40,6 +40,7 @@ from ulidkeys.errors import (
     KeyMismatch,
 )
 from ulidkeys.planning.collection import CollectionItem, KindCall, plan_collection
+from ulidkeys.planning.queries import QueryWindow
 from ulidkeys.ulid import ULID
 
 BASE = 1_700_000_000_000
@@ -340,7 +341,7 @@ def test_cursors_of_another_listing_and_indexes_are_refused() -> None:
 def test_plans_explain_their_chains_and_pickle_whole() -> None:
     """What ``--explain`` prints, and a plan sent to a worker (Dask, Spark) comes back equal."""
     collection, _ = make("shared and nested", "plain")
-    plan = plan_collection(collection, BASE, BASE + 10, fields={"org": ORG})
+    plan = plan_collection(collection, QueryWindow(BASE, BASE + 10, fields={"org": ORG}))
     assert pickle.loads(pickle.dumps(plan)) == plan
     text = plan.explain()
     assert "4 call chain(s)" in text

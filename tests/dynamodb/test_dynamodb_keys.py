@@ -29,7 +29,7 @@ from ulidkeys.ids import TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.entity import PAST_ALL_KEYS
 from ulidkeys.planning.layout import MAX_SHARDS
 from ulidkeys.planning.periods import PARTITION_LIMIT_MS, PERIOD_NAMES, Period
-from ulidkeys.planning.queries import plan_query
+from ulidkeys.planning.queries import QueryWindow, plan_query
 from ulidkeys.planning.sortkeys import key_after, largest_fill, utf8_len
 from ulidkeys.planning.templates import KeyTemplate
 from ulidkeys.s3 import KeyLayout
@@ -322,7 +322,7 @@ def test_buckets_end_with_the_last_four_digit_year(size: str) -> None:
     (call,) = plan.calls
     assert call.partition == f"Org#a#{period.label(last)}"
     assert call.hi == "Post#" + str(ULID.min_for(PARTITION_LIMIT_MS))
-    early = plan_query(entity, -(10**12), 10, fields={"org": "a"})  # a pure plan, any ms
+    early = plan_query(entity, QueryWindow(-(10**12), 10, fields={"org": "a"}))  # pure: any ms
     assert [c.partition for c in early.calls] == [f"Org#a#{period.label(0)}"]
 
 

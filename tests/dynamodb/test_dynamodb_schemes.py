@@ -34,7 +34,7 @@ from ulidkeys.ids import (
 )
 from ulidkeys.ids.discord import DISCORD_SNOWFLAKE
 from ulidkeys.planning.periods import PARTITION_LIMIT_MS
-from ulidkeys.planning.queries import plan_query
+from ulidkeys.planning.queries import QueryWindow, plan_query
 from ulidkeys.timeinput import to_ms
 
 STRINGS, NUMBERS = "scheme_strings", "scheme_numbers"
@@ -167,9 +167,8 @@ def test_windows_of_every_scheme_equal_brute_force_in_memory(
         newest_first = data.draw(st.booleans(), label="newest_first")
         limit = data.draw(st.none() | st.integers(0, 5), label="limit")
         expected = brute_force(entity, items, start, end, newest_first=newest_first, org=org)
-        plan = plan_query(
-            entity, start, end, newest_first=newest_first, limit=limit, fields={"org": org}
-        )
+        window = QueryWindow(start, end, newest_first, limit, fields={"org": org})
+        plan = plan_query(entity, window)
         source.answered.clear()
         results = threads.run(plan, source, max_workers=data.draw(st.sampled_from([1, 4])))
         got = [item[entity.table.sk_attr] for item in results]
@@ -253,9 +252,8 @@ def test_windows_of_every_scheme_equal_brute_force(
                 stored if via == "table" else Table(aws["client"], entity, table_name=table_name)
             )
             expected = brute_force(entity, items, start, end, newest_first=newest_first, org=org)
-            plan = plan_query(
-                entity, start, end, newest_first=newest_first, limit=limit, fields={"org": org}
-            )
+            window = QueryWindow(start, end, newest_first, limit, fields={"org": org})
+            plan = plan_query(entity, window)
             aws["rec"].clear()
             results = table.run(plan)
             got = [item[entity.table.sk_attr] for item in results]
@@ -312,7 +310,7 @@ def test_window_edges_of_every_scheme_are_exact(
 
     def check(start: int, end: int, expected: list[str]) -> None:
         for table, newest_first in itertools.product(forms, (False, True)):
-            plan = plan_query(entity, start, end, newest_first=newest_first, fields={"org": org})
+            plan = plan_query(entity, QueryWindow(start, end, newest_first, fields={"org": org}))
             results = table.run(plan)
             got = [entity.parse(item)["id"] for item in results]
             assert got == sorted(expected, reverse=newest_first), (start, end)

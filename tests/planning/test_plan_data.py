@@ -17,7 +17,7 @@ from ulidkeys.ids import KSUID, TWITTER_SNOWFLAKE, UUID7
 from ulidkeys.planning.listings import plan_folders, plan_listing
 from ulidkeys.planning.periods import Period
 from ulidkeys.planning.plans import Plan
-from ulidkeys.planning.queries import plan_query
+from ulidkeys.planning.queries import QueryWindow, plan_query
 from ulidkeys.s3 import KeyLayout
 from ulidkeys.ulid import ULID
 
@@ -40,9 +40,7 @@ PLANNERS: dict[str, Callable[[], Plan[Any]]] = {
     ),
     "dynamodb-buckets-shards": lambda: plan_query(
         Entity(pk="Org#{org}#{bucket}#{shard}", sk="Post#{id}", bucket="hour", shards=3),
-        T0,
-        T0 + 2 * HOUR,
-        fields={"org": "acme"},
+        QueryWindow(T0, T0 + 2 * HOUR, fields={"org": "acme"}),
     ),
     "dynamodb-gsi-newest-first": lambda: plan_query(
         Entity(
@@ -51,17 +49,11 @@ PLANNERS: dict[str, Callable[[], Plan[Any]]] = {
             scheme=UUID7,
             gsi={"GSI1": Index(pk="User#{user}", sk="Post#{id}")},
         ),
-        T0,
-        T0 + HOUR,
-        index="GSI1",
-        newest_first=True,
-        fields={"user": "u1"},
+        QueryWindow(T0, T0 + HOUR, index="GSI1", newest_first=True, fields={"user": "u1"}),
     ),
     "dynamodb-number-sk": lambda: plan_query(
         Entity(pk="Org#{org}", sk="{id}", scheme=TWITTER_SNOWFLAKE, numeric_sk=True),
-        T0,
-        T0 + HOUR,
-        fields={"org": "acme"},
+        QueryWindow(T0, T0 + HOUR, fields={"org": "acme"}),
     ),
 }
 

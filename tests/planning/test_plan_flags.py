@@ -36,10 +36,12 @@ PLANNERS: dict[str, Callable[[object], object]] = {
     ),
     "query plan newest_first": lambda flag: queries.plan_query(
         POST,
-        T0,
-        T0 + HOUR,
-        newest_first=flag,
-        fields={"org": "a"},  # type: ignore[arg-type]
+        queries.QueryWindow(
+            T0,
+            T0 + HOUR,
+            newest_first=flag,  # type: ignore[arg-type]
+            fields={"org": "a"},
+        ),
     ),
     "layout newest_first": lambda flag: KeyLayout(prefix="x/", newest_first=flag),  # type: ignore[arg-type]
     "entity newest_first_keys": lambda flag: Entity(

@@ -16,7 +16,7 @@ from ulidkeys import ULID
 from ulidkeys.dynamodb import Entity, Index, Table
 from ulidkeys.errors import InvalidCursor, InvalidWindow
 from ulidkeys.planning.listings import plan_listing
-from ulidkeys.planning.queries import plan_query
+from ulidkeys.planning.queries import QueryWindow, plan_query
 from ulidkeys.s3 import Bucket, KeyLayout
 
 HOUR = 3_600_000
@@ -63,7 +63,7 @@ def test_a_bucket_hands_back_its_layouts_plan() -> None:
 
 
 def test_an_entity_plans_from_every_time_input_and_a_table_hands_it_back() -> None:
-    expected = plan_query(POST, T0, T0 + 2 * HOUR, fields={"org": "acme"})
+    expected = plan_query(POST, QueryWindow(T0, T0 + 2 * HOUR, fields={"org": "acme"}))
     assert POST.plan_window(SINCE, "2024-05-17T11:00:00Z", org="acme") == expected
     assert POST.plan_window(T0, T0 + 2 * HOUR, org="acme") == expected
     assert len(expected.calls) == 2  # one partition per hour bucket

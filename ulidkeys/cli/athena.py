@@ -5,21 +5,17 @@ folders, and the WHERE condition of a window.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
-from typing import Any
 
-from ulidkeys import config
 from ulidkeys.cli.options import (
     Command,
     add_config,
     count_arg,
     given,
+    layout_location,
 )
-from ulidkeys.config.declarations import is_name
 from ulidkeys.emit.athena import partition_projection, window_predicate
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
-from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.planning.plans import resolve_window
 from ulidkeys.s3 import KeyLayout
@@ -67,14 +63,7 @@ def register(command: Command) -> None:
 def _athena_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     """The bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout named
     in the config file (``athena photos``), the flags overriding what it says (as ``ls``)."""
-    settings: Mapping[str, Any] = {}
-    if args.location.startswith("s3://") or not is_name(args.location):
-        bucket_name, prefix = split_s3_url(args.location)
-        if prefix:
-            check_prefix(prefix, location=args.location)
-    else:
-        named = config.load(args.config).layout(args.location)
-        bucket_name, prefix, settings = named.bucket_name, named.layout.prefix, named.settings
+    bucket_name, prefix, settings = layout_location(args)
     period = given(args.period, settings.get("period"), None)
     if period is None:
         raise InvalidValue(

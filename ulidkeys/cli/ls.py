@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ulidkeys import config
 from ulidkeys.cli.aws import (
     aws_options,
     aws_session,
@@ -35,17 +34,16 @@ from ulidkeys.cli.options import (
     add_window,
     count_arg,
     given,
+    layout_location,
 )
 from ulidkeys.cli.output import Row, counted, emit, iso_time, report
 from ulidkeys.cli.paths import atomic_file, output_file
 from ulidkeys.cli.progress import track
-from ulidkeys.config.declarations import is_name
 from ulidkeys.emit.awscli import s3_commands
 from ulidkeys.emit.manifests import put_manifest, write_manifest
 from ulidkeys.errors import InvalidValue, InvalidWindow
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.listings import ListCall
-from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.planning.periods import LAYOUT_PERIOD_NAMES
 from ulidkeys.planning.plans import Plan, fixed_window
 from ulidkeys.s3 import Bucket, KeyLayout
@@ -117,14 +115,7 @@ def _object_text(row: Row) -> str:
 def _ls_target(args: argparse.Namespace) -> tuple[str, KeyLayout]:
     """``ls``'s bucket and layout: from ``s3://BUCKET/PREFIX`` and the flags, or from a layout
     named in the config file (``ls photos``), the flags overriding what it says."""
-    settings: Mapping[str, Any] = {}
-    if args.location.startswith("s3://") or not is_name(args.location):
-        bucket_name, prefix = split_s3_url(args.location)
-        if prefix:
-            check_prefix(prefix, location=args.location)
-    else:
-        named = config.load(args.config).layout(args.location)
-        bucket_name, prefix, settings = named.bucket_name, named.layout.prefix, named.settings
+    bucket_name, prefix, settings = layout_location(args)
     layout = KeyLayout(
         prefix=prefix,
         shards=given(args.shards, settings.get("shards"), 0) or None,

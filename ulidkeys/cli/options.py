@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
+from ulidkeys import config
+from ulidkeys.config.declarations import is_name
 from ulidkeys.errors import UlidkeysError
 from ulidkeys.ids.protocol import IdScheme
 from ulidkeys.ids.registry import registration_of, scheme_named
 from ulidkeys.ids.ulids import ULID_SCHEME
+from ulidkeys.planning.locations import check_prefix, split_s3_url
 from ulidkeys.timeinput import (
     TIME_TEXT_RULE,
 )
@@ -174,6 +177,19 @@ class Parser(argparse.ArgumentParser):
         ):
             return None
         return super()._parse_optional(arg_string)
+
+
+def layout_location(args: argparse.Namespace) -> tuple[str, str, Mapping[str, Any]]:
+    """The bucket, prefix and config settings of a layout's ``location`` argument: from
+    ``s3://BUCKET/PREFIX`` (no settings), or from a layout named in the config file
+    (``ls photos``), whose settings the flags then override (with :func:`given`)."""
+    if args.location.startswith("s3://") or not is_name(args.location):
+        bucket_name, prefix = split_s3_url(args.location)
+        if prefix:
+            check_prefix(prefix, location=args.location)
+        return bucket_name, prefix, {}
+    named = config.load(args.config).layout(args.location)
+    return named.bucket_name, named.layout.prefix, named.settings
 
 
 def given(flag: Any, configured: Any, default: Any) -> Any:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ulidkeys.config.files import PYPROJECT, shown_path, toml_tables
 from ulidkeys.dynamodb import Collection, Entity, Index, Table
@@ -104,6 +104,9 @@ _EXAMPLES = {
     "entities": '["posts", "comments", "likes"]',
 }
 
+#: A declaration (NamedLayout, NamedEntity, NamedCollection), for the lookup of any of them.
+_Named = TypeVar("_Named")
+
 
 @dataclass(frozen=True)
 class NamedLayout:
@@ -159,21 +162,22 @@ class Config:
 
     def layout(self, name: str) -> NamedLayout:
         """The layout declared as ``[layouts.NAME]``; InvalidConfig naming the ones there are."""
-        if require_str(name, "name") not in self.layouts:
-            raise self._missing("layouts", name, self.layouts)
-        return self.layouts[name]
+        return self._declared("layouts", name, self.layouts)
 
     def entity(self, name: str) -> NamedEntity:
         """The entity declared as ``[entities.NAME]``."""
-        if require_str(name, "name") not in self.entities:
-            raise self._missing("entities", name, self.entities)
-        return self.entities[name]
+        return self._declared("entities", name, self.entities)
 
     def collection(self, name: str) -> NamedCollection:
         """The collection declared as ``[collections.NAME]``."""
-        if require_str(name, "name") not in self.collections:
-            raise self._missing("collections", name, self.collections)
-        return self.collections[name]
+        return self._declared("collections", name, self.collections)
+
+    def _declared(self, kind: str, name: str, declared: Mapping[str, _Named]) -> _Named:
+        """The declaration ``name`` of a ``kind`` of table (``layouts``, ...); InvalidConfig
+        naming the ones there are when there is none."""
+        if require_str(name, "name") not in declared:
+            raise self._missing(kind, name, declared)
+        return declared[name]
 
     def _missing(self, kind: str, name: str, found: Mapping[str, object]) -> InvalidConfig:
         path = self.path

@@ -25,10 +25,16 @@ from ulidkeys.errors import (
     require_bool,
     require_count,
 )
-from ulidkeys.planning.collection import Collection, KindCall, plan_collection
+from ulidkeys.planning.collection import Collection, KindCall
 from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import Plan, Slice, require_slice, resolve_window
-from ulidkeys.planning.queries import QueryCall, plan_query, single_call
+from ulidkeys.planning.queries import (
+    QueryCall,
+    QueryWindow,
+    WindowPlanner,
+    plan_query,
+    single_call,
+)
 from ulidkeys.timeinput import TimeInput
 
 Item = dict[str, Any]
@@ -102,42 +108,6 @@ class QuerySource:
         return Page(entries, response.get("LastEvaluatedKey"), read)
 
 
-def plan_of(
-    entity: Entity | Collection,
-    start_ms: int,
-    end_ms: int,
-    *,
-    newest_first: bool = False,
-    limit: int | None = None,
-    index: str | None = None,
-    cursor: str | None = None,
-    fields: Mapping[str, object],
-) -> Plan[QueryCall]:
-    """The plan of ``[start_ms, end_ms)`` for an entity or a collection (which refuses an
-    index): what a table bound to either runs."""
-    if isinstance(entity, Collection):
-        entity.refuse_index(index)
-        return plan_collection(
-            entity,
-            start_ms,
-            end_ms,
-            newest_first=newest_first,
-            limit=limit,
-            cursor=cursor,
-            fields=fields,
-        )
-    return plan_query(
-        entity,
-        start_ms,
-        end_ms,
-        newest_first=newest_first,
-        limit=limit,
-        index=index,
-        cursor=cursor,
-        fields=fields,
-    )
-
-
 class CollectionSource(QuerySource):
     """The pages of a collection's queries: each key read once for its kind, id and time
     (:meth:`~ulidkeys.planning.collection.Collection.read_entries`), each item of a declared
@@ -161,7 +131,7 @@ class CollectionSource(QuerySource):
         return Page(self.collection.read_entries(call, page.entries), page.token, page.read)
 
 
-class TableReads(Generic[ResultsT]):
+class TableReads(WindowPlanner, Generic[ResultsT]):
     """The reads of :class:`Table` and of its asyncio twin (``ulidkeys.aio.AsyncTable``),
     written once: both plan and map pages with the same code and differ only in how a plan
     is run (``_run``: threads, or awaited tasks), so a query behaves the same in either shell.
@@ -172,32 +142,8 @@ class TableReads(Generic[ResultsT]):
     fast_pages: bool
 
     # --- queries --------------------------------------------------------------------------
-    def plan_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        after: object = None,
-        cursor: str | None = None,
-        **fields: object,
-    ) -> Plan[QueryCall]:
-        """The Query calls for the items whose id time is in ``[since, until)``: the plan
-        :meth:`query_window` runs, the entity's
-        :meth:`~ulidkeys.planning.entity.Entity.plan_window` (as ``Bucket.plan_window`` is its
-        layout's)."""
-        return self.entity.plan_window(
-            since,
-            until,
-            newest_first=newest_first,
-            limit=limit,
-            index=index,
-            after=after,
-            cursor=cursor,
-            **fields,
-        )
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        return self.entity._plan(query)
 
     def query_window(
         self,
@@ -267,13 +213,14 @@ class TableReads(Generic[ResultsT]):
     ) -> Plan[QueryCall]:
         """The plan of :meth:`query_slice` (and of its asyncio twin)."""
         require_slice(piece)  # its window is read before the plan checks it
-        whole = plan_of(
-            self.entity,
-            piece.window_start_ms,
-            piece.window_end_ms,
-            newest_first=newest_first,
-            index=index,
-            fields=fields,
+        whole = self._plan(
+            QueryWindow(
+                piece.window_start_ms,
+                piece.window_end_ms,
+                newest_first,
+                index=index,
+                fields=fields,
+            )
         )
         return whole.slice_plan(piece, cursor)
 
@@ -315,8 +262,7 @@ class TableReads(Generic[ResultsT]):
                 "query knows which buckets to visit"
             )
         start, end = resolve_window(since, until, cursor)
-        return plan_of(
-            self.entity,
+        query = QueryWindow(
             start,
             end,
             newest_first=True,
@@ -325,6 +271,7 @@ class TableReads(Generic[ResultsT]):
             cursor=cursor,
             fields=fields,
         )
+        return self._plan(query)
 
     def run(
         self,
@@ -401,7 +348,7 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
 
         def plan_for(start: int, end: int, _expected: tuple[int, float] | None) -> Plan[QueryCall]:
             # Query ends at its BETWEEN bound: no page size is needed to keep later items out.
-            return plan_of(self.entity, start, end, index=index, fields=listing)
+            return self._plan(QueryWindow(start, end, index=index, fields=listing))
 
         return Listing(plan_for, self.source(page_size), self.entity.scheme, repr(self))
 
@@ -426,9 +373,8 @@ class Table(TableReads[Results[Item]], Consumes[Consumption[Item]]):
                 "bucket and shard), merged: run it with query_window(), or ask its entities"
             )
         start, end = resolve_window(since, until)
-        query_plan = plan_query(
-            entity, start, end, newest_first=newest_first, index=index, fields=fields
-        )
+        query = QueryWindow(start, end, newest_first, index=index, fields=fields)
+        query_plan = plan_query(entity, query)
         call = single_call(query_plan, entity)
         return call.request(self.name, typed=not self.target.plain)
 
@@ -461,7 +407,8 @@ def key_condition(
     from boto3.dynamodb.conditions import Key  # boto3 is this adapter's optional dependency
 
     start, end = resolve_window(since, until)
-    call = single_call(plan_query(entity, start, end, index=index, fields=fields), entity)
+    query = QueryWindow(start, end, index=index, fields=fields)
+    call = single_call(plan_query(entity, query), entity)
     return Key(call.pk_attr).eq(call.partition) & Key(call.sk_attr).between(
         call.lo, call.hi_inclusive
     )

@@ -142,29 +142,21 @@ class Newest:
         return found
 
 
-def latest(
-    layout: KeyLayout,
-    directory: bool,
-    n: int,
-    since: TimeInput | None,
-    until: TimeInput | None,
-    cursor: str | None,
-    suffix: str | None,
-) -> tuple[Newest, Callable[[Stats], Program[Any]]]:
-    """What ``Bucket.latest`` lists (for its cursors) and the program giving its objects.
+def latest(first: Newest, suffix: str | None) -> Callable[[Stats], Program[Any]]:
+    """The program giving the objects ``first`` lists (``Bucket.latest``'s).
 
     With ``suffix``, only keys ending in exactly that text after the id are given: while keys
     with another suffix stood among the newest, older ones are listed from the cursor of the
-    last one listed, so ``n`` come back whenever ``n`` such objects exist; the others are
-    counted in ``stats.filtered``.
+    last one listed, so ``first.n`` come back whenever that many such objects exist; the
+    others are counted in ``stats.filtered``.
     """
-    first = Newest.of(layout, directory, n, since, until, cursor)
     if suffix is None:
-        return first, first.program
+        return first.program
+    layout, directory = first.layout, first.directory
     suffix = layout.suffix_filter(suffix)
 
     def program(stats: Stats) -> Program[Any]:
-        newest, wanted = first, n
+        newest, wanted = first, first.n
         while True:
             listed, kept = yield from _filtered(newest.program(stats), layout, suffix, stats)
             wanted -= kept
@@ -173,7 +165,7 @@ def latest(
             resume = newest.cursor_of(listed[-1][0])
             newest = Newest.of(layout, directory, wanted, None, None, resume)
 
-    return first, program
+    return program
 
 
 def _filtered(

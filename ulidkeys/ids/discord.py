@@ -4,12 +4,8 @@ a 5-bit process and a 12-bit increment.
 
 from __future__ import annotations
 
-from ulidkeys.ids.registration import (
-    Field,
-    Reading,
-    Registration,
-)
-from ulidkeys.ids.snowflake import SnowflakeScheme, SnowflakeSplit, snowflake_generator
+from ulidkeys.ids.registration import Field, Reading
+from ulidkeys.ids.snowflake import SnowflakeScheme, SnowflakeSplit, snowflake_registration
 
 #: Discord: unsigned 64-bit ids, 42 bits of ms since 2015-01-01; times end in 2154.
 DISCORD_SNOWFLAKE = SnowflakeScheme("discord-snowflake", epoch_ms=1_420_070_400_000, bits=64)
@@ -28,12 +24,9 @@ def _discord_fields(_: object, value: int) -> dict[str, Field]:
 
 
 REGISTRATIONS = (
-    Registration(
-        "discord-snowflake",
-        DISCORD_SNOWFLAKE,
+    snowflake_registration(
+        DISCORD_SPLIT,
         fields=_discord_fields,
-        generator=snowflake_generator(DISCORD_SPLIT),
-        takes_node=True,
         readings=(Reading(80.2),),
         summary="Discord: 42-bit ms since 2015-01-01, worker, process, increment (64-bit)",
     ),

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from ulidkeys.ids.registration import (
-    Reading,
-    Registration,
-)
-from ulidkeys.ids.snowflake import (
-    SnowflakeScheme,
-    SnowflakeSplit,
-    snowflake_generator,
-    split_fields,
-)
+from ulidkeys.ids.registration import Reading
+from ulidkeys.ids.snowflake import SnowflakeScheme, SnowflakeSplit, snowflake_registration
 
 #: Instagram: a signed Postgres bigint, ``(ms - epoch) << 23 | shard << 10 | sequence``. Its
 #: time field is nominally 41 bits, but the top bit must stay 0 (the id is a positive bigint),
@@ -30,13 +22,10 @@ def instagram_shard_of(text: str) -> int:
 
 
 REGISTRATIONS = (
-    Registration(
-        "instagram-id",
-        INSTAGRAM_ID,
+    snowflake_registration(
+        INSTAGRAM_SPLIT,
+        node_name="shard",
         aliases=("instagram",),
-        fields=split_fields(INSTAGRAM_SPLIT, "shard"),
-        generator=snowflake_generator(INSTAGRAM_SPLIT),
-        takes_node=True,
         readings=(Reading(80.3),),
         summary="Instagram: 41-bit ms since 2011-08-24, 13-bit logical shard, 10-bit sequence",
     ),

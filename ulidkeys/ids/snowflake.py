@@ -408,7 +408,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def split_fields(split: SnowflakeSplit, node_name: str) -> FieldsOf:
+def _split_fields(split: SnowflakeSplit, node_name: str) -> FieldsOf:
     def fields(_: object, value: int) -> dict[str, Field]:
         _, node, sequence = split.decompose(value)
         return {node_name: node, "sequence": sequence}
@@ -416,7 +416,7 @@ def split_fields(split: SnowflakeSplit, node_name: str) -> FieldsOf:
     return fields
 
 
-def snowflake_generator(split: SnowflakeSplit) -> MakeGenerator:
+def _snowflake_generator(split: SnowflakeSplit) -> MakeGenerator:
     """How the registry makes a node-based scheme's generator: a :class:`SnowflakeGenerator`
     of ``split`` for the ``node`` given (required: two machines must not share one)."""
 
@@ -433,14 +433,38 @@ def snowflake_generator(split: SnowflakeSplit) -> MakeGenerator:
     return make
 
 
-REGISTRATIONS = (
-    Registration(
-        "twitter-snowflake",
-        TWITTER_SNOWFLAKE,
-        aliases=("snowflake",),
-        fields=split_fields(TWITTER_SPLIT, "worker"),
-        generator=snowflake_generator(TWITTER_SPLIT),
+def snowflake_registration(
+    split: SnowflakeSplit,
+    *,
+    summary: str,
+    node_name: str = "node",
+    fields: FieldsOf | None = None,
+    aliases: tuple[str, ...] = (),
+    readings: tuple[Reading, ...] = (),
+    explains_refusals: bool = False,
+) -> Registration:
+    """The registration of a Snowflake-style scheme, ``split.scheme``: its generator a
+    :class:`SnowflakeGenerator` of ``split``, which takes ``node=`` and refuses to run without
+    one; its fields the node (called ``node_name``) and the sequence, unless ``fields`` reads
+    more of it (Discord's worker and process)."""
+    return Registration(
+        split.scheme.name,
+        split.scheme,
+        aliases=aliases,
+        fields=_split_fields(split, node_name) if fields is None else fields,
+        generator=_snowflake_generator(split),
         takes_node=True,
+        readings=readings,
+        explains_refusals=explains_refusals,
+        summary=summary,
+    )
+
+
+REGISTRATIONS = (
+    snowflake_registration(
+        TWITTER_SPLIT,
+        node_name="worker",
+        aliases=("snowflake",),
         readings=(Reading(80.1),),
         explains_refusals=True,
         summary="Twitter: 41-bit ms since 2010-11-04, 10-bit worker, 12-bit sequence",

@@ -7,13 +7,7 @@ A scheme declared in its own file: the registry finds it, so layouts, entities, 
 
 from __future__ import annotations
 
-from ulidkeys.ids.registration import Registration
-from ulidkeys.ids.snowflake import (
-    SnowflakeScheme,
-    SnowflakeSplit,
-    snowflake_generator,
-    split_fields,
-)
+from ulidkeys.ids.snowflake import SnowflakeScheme, SnowflakeSplit, snowflake_registration
 
 #: 2014-09-01T00:00:00Z, Sonyflake's default start time.
 SONYFLAKE_EPOCH_MS = 1_409_529_600_000
@@ -28,12 +22,9 @@ SONYFLAKE_SPLIT = SnowflakeSplit(SONYFLAKE, sequence_bits=8, sequence_first=True
 #: Not guessed by ``inspect``: a decimal number is read as Twitter, Discord and Instagram ids
 #: already; name it (``scheme="sonyflake"``) to read it as this one.
 REGISTRATIONS = (
-    Registration(
-        "sonyflake",
-        SONYFLAKE,
-        fields=split_fields(SONYFLAKE_SPLIT, "machine_id"),
-        generator=snowflake_generator(SONYFLAKE_SPLIT),
-        takes_node=True,
+    snowflake_registration(
+        SONYFLAKE_SPLIT,
+        node_name="machine_id",
         summary="Sony: 39 bits of 10 ms steps since 2014-09-01, 8-bit sequence, 16-bit machine",
     ),
 )

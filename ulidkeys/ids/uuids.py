@@ -256,6 +256,32 @@ def _hashed(_: object, value: int) -> dict[str, Field]:
     return {**uuid_fields(value), "hash": hex_digits(value, 32)}
 
 
+def _name_based(scheme: _NameUuidScheme, rank: int, digest: str) -> Registration:
+    """UUIDv3 or v5, alike but for their hash: the ``digest`` of a name, never made from a
+    clock and random bits; read as a UUID in ``rank`` order."""
+    return Registration(
+        scheme.name,
+        scheme,
+        generated=False,
+        aliases=(f"uuidv{scheme.version}",),
+        fields=_hashed,
+        readings=uuid_readings(rank),
+        summary=f"RFC 9562 v{scheme.version}: {digest} of a name (no time)",
+    )
+
+
+def _special(scheme: _SpecialUuidScheme, version: int, rank: int, summary: str) -> Registration:
+    """The nil or the max UUID: one id, whose version nibble is ``version``."""
+    return Registration(
+        scheme.name,
+        scheme,
+        generated=False,
+        fields=lambda _, v: {"version": version},
+        readings=uuid_readings(rank),
+        summary=summary,
+    )
+
+
 def _uuid4_generator(
     scheme: IdScheme, clock: Clock, randbits: RandBits, node: int | None
 ) -> Callable[[], str]:
@@ -264,15 +290,7 @@ def _uuid4_generator(
 
 
 REGISTRATIONS = (
-    Registration(
-        "uuid3",
-        UUID3,
-        generated=False,
-        aliases=("uuidv3",),
-        fields=_hashed,
-        readings=uuid_readings(4),
-        summary="RFC 9562 v3: MD5 of a name (no time)",
-    ),
+    _name_based(UUID3, 4, "MD5"),
     Registration(
         "uuid4",
         UUID4,
@@ -283,29 +301,7 @@ REGISTRATIONS = (
         readings=uuid_readings(5),
         summary="RFC 9562 v4: 122 random bits (no time)",
     ),
-    Registration(
-        "uuid5",
-        UUID5,
-        generated=False,
-        aliases=("uuidv5",),
-        fields=_hashed,
-        readings=uuid_readings(6),
-        summary="RFC 9562 v5: SHA-1 of a name (no time)",
-    ),
-    Registration(
-        "uuid-nil",
-        UUID_NIL,
-        generated=False,
-        fields=lambda _, v: {"version": 0},
-        readings=uuid_readings(7),
-        summary="the nil UUID, all zeros",
-    ),
-    Registration(
-        "uuid-max",
-        UUID_MAX,
-        generated=False,
-        fields=lambda _, v: {"version": 15},
-        readings=uuid_readings(8),
-        summary="the max UUID, all ones",
-    ),
+    _name_based(UUID5, 6, "SHA-1"),
+    _special(UUID_NIL, 0, 7, "the nil UUID, all zeros"),
+    _special(UUID_MAX, 15, 8, "the max UUID, all ones"),
 )

@@ -23,8 +23,6 @@ from ulidkeys.errors import (
     InvalidValue,
     KeyMismatch,
     describe,
-    require_bool,
-    require_count,
 )
 from ulidkeys.ids.protocol import id_range
 from ulidkeys.planning.entity import Entity
@@ -35,12 +33,17 @@ from ulidkeys.planning.plans import (
     Located,
     Plan,
     Position,
-    resolve_window,
     scope_of,
 )
-from ulidkeys.planning.queries import QueryCall, check_after_fields, plan_query, successor
+from ulidkeys.planning.queries import (
+    QueryCall,
+    QueryWindow,
+    WindowPlanner,
+    check_after_fields,
+    plan_query,
+    successor,
+)
 from ulidkeys.planning.sortkeys import key_after
-from ulidkeys.timeinput import TimeInput
 
 
 class CollectionItem:
@@ -89,7 +92,7 @@ class KindCall(QueryCall):
 KindKey = tuple[str, tuple[()] | Located]
 
 
-class Collection:
+class Collection(WindowPlanner):
     """Entities sharing a partition key, queried as one time-ordered stream.
 
     ``Collection(post, comment, like, name="activity")`` - every entity has the same
@@ -279,34 +282,9 @@ class Collection:
                 "query an index through its entity"
             )
 
-    def plan_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        after: object = None,
-        cursor: str | None = None,
-        **fields: object,
-    ) -> Plan[QueryCall]:
-        """The ``Query`` calls for the items of every kind whose id time is in ``[since,
-        until)``: one chain per sort key prefix (and per bucket and shard), merged in id-time
-        order. As :meth:`Entity.plan_window`; ``fields`` are the partition key's, ``index``
-        is refused (a collection is read from the table)."""
-        self.refuse_index(index)
-        start, end = resolve_window(since, until, cursor)
-        return plan_collection(
-            self,
-            start,
-            end,
-            newest_first=newest_first,
-            limit=limit,
-            after=after,
-            cursor=cursor,
-            fields=fields,
-        )
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        self.refuse_index(query.index)
+        return plan_collection(self, query)
 
 
 def _check_kind(first: Entity, entity: Entity) -> None:
@@ -339,24 +317,13 @@ def _check_kind(first: Entity, entity: Entity) -> None:
         )
 
 
-def plan_collection(
-    collection: Collection,
-    start_ms: int,
-    end_ms: int,
-    *,
-    newest_first: bool = False,
-    limit: int | None = None,
-    after: object = None,
-    cursor: str | None = None,
-    fields: Mapping[str, object],
-) -> Plan[QueryCall]:
+def plan_collection(collection: Collection, query: QueryWindow) -> Plan[QueryCall]:
     """The calls for a collection's items whose id time is in ``[start_ms, end_ms)``: each
     partition's (bucket's and shard's) chains, one per sort key prefix, in one group merged
-    by position; ``after`` or ``cursor`` resumes every chain just past that position."""
-    require_count(limit, "limit", 0, optional=True)
-    require_bool(newest_first, "newest_first")
-    if after is not None and cursor is not None:
-        raise InvalidQuery("pass after= or cursor=, not both")
+    by position; ``after`` or ``cursor`` resumes every chain just past that position. A
+    collection is read on the table's keys: ``index`` is refused before (``Collection``)."""
+    start_ms, end_ms, fields = query.start_ms, query.end_ms, query.fields
+    newest_first, after, cursor = query.newest_first, query.after, query.cursor
     if not isinstance(fields, Mapping):
         raise InvalidType(f"fields={describe(fields)} must map field names to values")
     kinds = collection.entities
@@ -381,7 +348,7 @@ def plan_collection(
             position = (position[0], "")  # a bare id: below every key of that id
     # each chain's calls, as its first kind's entity plans them (one group per bucket)
     planned = [
-        (prefix, names, plan_query(kinds[names[0]], start_ms, end_ms, fields=fields))
+        (prefix, names, plan_query(kinds[names[0]], QueryWindow(start_ms, end_ms, fields=fields)))
         for prefix, names in collection.chains.items()
     ]
     groups: list[tuple[QueryCall, ...]] = []
@@ -427,7 +394,7 @@ def plan_collection(
         scope=scope,
         title=f"{collection.name} (collection of {', '.join(collection.kinds)})",
         newest_first=newest_first,
-        limit=limit,
+        limit=query.limit,
         after=position,
     )
 
@@ -501,11 +468,7 @@ class CollectionQuery:
 
     def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[QueryCall]:
         """The same query over another window (a slice of this one)."""
-        return plan_collection(
-            self.collection,
-            start_ms,
-            end_ms,
-            newest_first=self.newest_first,
-            cursor=cursor,
-            fields=dict(self.fields),
+        query = QueryWindow(
+            start_ms, end_ms, self.newest_first, cursor=cursor, fields=dict(self.fields)
         )
+        return plan_collection(self.collection, query)

@@ -48,14 +48,13 @@ from ulidkeys.planning.keyschemas import (
 from ulidkeys.planning.keytext import check_text
 from ulidkeys.planning.layout import require_shards
 from ulidkeys.planning.periods import PERIOD_NAMES, Period
-from ulidkeys.planning.plans import PAST_ALL_KEYS, Plan, Position, resolve_window, scope_of
-from ulidkeys.planning.queries import QueryCall, plan_query
+from ulidkeys.planning.plans import PAST_ALL_KEYS, Plan, Position, scope_of
+from ulidkeys.planning.queries import QueryCall, QueryWindow, WindowPlanner, plan_query
 from ulidkeys.planning.templates import KeySchema
-from ulidkeys.timeinput import TimeInput
 from ulidkeys.ulid import ULID
 
 
-class Entity:
+class Entity(WindowPlanner):
     """One item type of a single-table design, e.g. posts of an org.
 
     ``Entity(pk="Org#{org}", sk="Post#{id}")`` - ``id`` (``id_field``) holds the item's id,
@@ -468,39 +467,8 @@ class Entity:
             ) from None
 
     # --- queries --------------------------------------------------------------------------
-    def plan_window(
-        self,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        *,
-        newest_first: bool = False,
-        limit: int | None = None,
-        index: str | None = None,
-        after: object = None,
-        cursor: str | None = None,
-        **fields: object,
-    ) -> Plan[QueryCall]:
-        """The ``Query`` calls for this entity's items whose id time is in ``[since, until)``:
-        plain data, printable (``.explain()``), made without a client.
-
-        ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
-        cursor's window is resumed just past its last item. ``after=`` (an item, key or id seen
-        last) resumes just past it. ``fields`` are the key fields of the partition (``org=
-        "acme"``); ``index`` names a GSI. ``Table.plan_window`` is this plan (and
-        ``Table.query_window`` runs it).
-        """
-        start, end = resolve_window(since, until, cursor)
-        return plan_query(
-            self,
-            start,
-            end,
-            newest_first=newest_first,
-            limit=limit,
-            index=index,
-            after=after,
-            cursor=cursor,
-            fields=fields,
-        )
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        return plan_query(self, query)
 
     def query_values(self, schema: KeySchema, fields: Mapping[str, object]) -> dict[str, str]:
         """Validated query fields: the partition key's and the sort key's before the id."""

@@ -24,10 +24,18 @@ from ulidkeys.errors import (
 )
 from ulidkeys.ids.protocol import id_ceiling, id_range
 from ulidkeys.planning.keyschemas import BUCKET, DERIVED, SHARD
-from ulidkeys.planning.plans import MAX_CALLS, PAST_ALL_KEYS, Cursor, Located, Plan, Position
+from ulidkeys.planning.plans import (
+    MAX_CALLS,
+    PAST_ALL_KEYS,
+    Cursor,
+    Located,
+    Plan,
+    Position,
+    resolve_window,
+)
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
 from ulidkeys.planning.templates import KeySchema
-from ulidkeys.timeinput import format_ms
+from ulidkeys.timeinput import TimeInput, format_ms
 
 if TYPE_CHECKING:  # an entity makes its plans with this module (Entity.plan_window)
     from ulidkeys.planning.entity import Entity
@@ -114,19 +122,69 @@ def _too_many_calls(entity: Entity, start_ms: int) -> InvalidQuery:
     )
 
 
-def plan_query(
-    entity: Entity,
-    start_ms: int,
-    end_ms: int,
-    *,
-    newest_first: bool = False,
-    limit: int | None = None,
-    index: str | None = None,
-    after: object = None,
-    cursor: str | None = None,
-    fields: Mapping[str, object],
-) -> Plan[QueryCall]:
-    """The calls for ``entity``'s items whose id time is in ``[start_ms, end_ms)``.
+class WindowPlanner:
+    """What plans a window's ``Query`` calls - an :class:`~ulidkeys.planning.entity.Entity`,
+    a :class:`~ulidkeys.planning.collection.Collection`, and a table bound to either - with one
+    :meth:`plan_window`; each says only how it plans a :class:`QueryWindow` (``_plan``)."""
+
+    def plan_window(
+        self,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        *,
+        newest_first: bool = False,
+        limit: int | None = None,
+        index: str | None = None,
+        after: object = None,
+        cursor: str | None = None,
+        **fields: object,
+    ) -> Plan[QueryCall]:
+        """The ``Query`` calls for the items whose id time is in ``[since, until)``: plain
+        data, printable (``.explain()``), made without a client.
+
+        ``since`` defaults to the epoch, ``until`` to now; with ``cursor=`` and neither, the
+        cursor's window is resumed just past its last item. ``after=`` (an item, key or id seen
+        last) resumes just past it. ``fields`` are the key fields of the partition (``org=
+        "acme"``); ``index`` names a GSI. A collection's plan has one chain per sort key prefix
+        (and per bucket and shard), merged in id-time order; it refuses ``index`` (a collection
+        is read from the table). ``Table.plan_window`` is its entity's (or collection's) plan,
+        the one ``Table.query_window`` runs.
+        """
+        start, end = resolve_window(since, until, cursor)
+        return self._plan(
+            QueryWindow(start, end, newest_first, limit, index, after, cursor, fields)
+        )
+
+    def _plan(self, query: QueryWindow) -> Plan[QueryCall]:
+        """The plan of a window query, its window resolved."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class QueryWindow:
+    """A window query with its window resolved: the items whose id time is in ``[start_ms,
+    end_ms)``, read as :meth:`WindowPlanner.plan_window`'s options say (``fields``: the key
+    fields). Made, it has passed the checks that need neither the entity nor the window:
+    ``limit`` a count, ``newest_first`` a bool, at most one of ``after`` and ``cursor``."""
+
+    start_ms: int
+    end_ms: int
+    newest_first: bool = False
+    limit: int | None = None
+    index: str | None = None
+    after: object = None
+    cursor: str | None = None
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        require_count(self.limit, "limit", 0, optional=True)
+        require_bool(self.newest_first, "newest_first")
+        if self.after is not None and self.cursor is not None:
+            raise InvalidQuery("pass after= or cursor=, not both")
+
+
+def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
+    """The calls for ``entity``'s items whose id time is in the query's ``[start_ms, end_ms)``.
 
     ``after`` (an item, key or id seen last) or ``cursor`` resumes just past it in result
     order. A bucketed entity visits only the buckets the window touches. With
@@ -134,12 +192,10 @@ def plan_query(
     Query and the plan's own order (``Plan.newest_first``: the order of the keys) is the
     opposite of ``newest_first``.
     """
-    require_count(limit, "limit", 0, optional=True)
-    require_bool(newest_first, "newest_first")
-    asked = later_buckets_first = newest_first
-    newest_first = newest_first != entity.newest_first_keys  # descending keys, from here on
-    if after is not None and cursor is not None:
-        raise InvalidQuery("pass after= or cursor=, not both")
+    start_ms, end_ms, index, fields = query.start_ms, query.end_ms, query.index, query.fields
+    after, cursor = query.after, query.cursor
+    asked = later_buckets_first = query.newest_first
+    newest_first = asked != entity.newest_first_keys  # descending keys, from here on
     schema = entity.schema(index)
     if not isinstance(fields, Mapping):
         raise InvalidType(f"fields={describe(fields)} must map field names to values")
@@ -234,7 +290,7 @@ def plan_query(
         title=f"{entity.name} ({schema.label}"
         + (", newest-first keys)" if entity.newest_first_keys else ")"),
         newest_first=newest_first,
-        limit=limit,
+        limit=query.limit,
         after=position,
     )
 
@@ -317,15 +373,15 @@ class EntityQuery:
 
     def replan(self, start_ms: int, end_ms: int, cursor: str | None) -> Plan[QueryCall]:
         """The same query over another window (a slice of this one)."""
-        return plan_query(
-            self.entity,
+        query = QueryWindow(
             start_ms,
             end_ms,
-            newest_first=self.newest_first,
+            self.newest_first,
             index=self.index,
             cursor=cursor,
             fields=dict(self.fields),
         )
+        return plan_query(self.entity, query)
 
 
 def check_after_fields(entity: Entity, after: object, values: Mapping[str, str]) -> None:

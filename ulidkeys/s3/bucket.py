@@ -17,7 +17,7 @@ from urllib.parse import unquote_plus
 from ulidkeys.engine.chains import Page, Stats
 from ulidkeys.engine.consuming import Consumes, Listing, RunOptions, open_run
 from ulidkeys.engine.folders import periods_program
-from ulidkeys.engine.newest import latest
+from ulidkeys.engine.newest import Newest, latest
 from ulidkeys.engine.operations import Program
 from ulidkeys.engine.scheduling import Shape, check_workers
 from ulidkeys.engine.threads import Consumption, Results, outcome, run, run_program
@@ -278,8 +278,8 @@ class BucketReads(Generic[ResultsT]):
         check_workers(max_workers)
         if suffix is not None:
             require_str(suffix, "suffix")
-        newest, program = latest(self.layout, self.directory, n, since, until, cursor, suffix)
-        return self._run_program(program, newest.cursor_of, max_workers)
+        newest = Newest.of(self.layout, self.directory, n, since, until, cursor)
+        return self._run_program(latest(newest, suffix), newest.cursor_of, max_workers)
 
 
 class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):

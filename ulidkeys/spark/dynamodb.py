@@ -24,10 +24,10 @@ from pyspark.sql.types import (
 
 from ulidkeys.clients import ClientSettings
 from ulidkeys.dynamodb import Collection, Entity, Table
-from ulidkeys.dynamodb.table import plan_of
 from ulidkeys.errors import InvalidValue, describe
 from ulidkeys.planning.collection import CollectionItem
 from ulidkeys.planning.plans import MAX_SLICES, Slice
+from ulidkeys.planning.queries import QueryWindow
 from ulidkeys.spark.cells import (
     FILLED_TYPES,
     FITS,
@@ -229,14 +229,14 @@ class DynamoDBSource(DataSource):
                 f"{self.id_time!r}: give them two names"
             )
         with given.naming("fields", *[name for name in ("index",) if name in given.given]):
-            plan = plan_of(
-                entity,
+            window = QueryWindow(
                 self.start_ms,
                 self.end_ms,
-                newest_first=self.query.newest_first,
+                self.query.newest_first,
                 index=self.query.index,
                 fields=fields,
             )
+            plan = entity._plan(window)
         self.slices = plan.slices(self.partitions) if self.end_ms > self.start_ms else []
         self.sampled: list[dict[str, Any]] | None = None
         self.inferred = False  # set by schema(): Spark asks for it only when none is given

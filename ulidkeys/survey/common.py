@@ -1,14 +1,16 @@
-"""What both surveys share: their budget, how they say what was read, the exact counts of a
-service read whole, and the JSON form of the times and counts they report.
+"""What both surveys share: their budget, how they read the first pages and say what was read,
+the exact counts of a service read whole, and the JSON form of the times and counts they report.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from ulidkeys.engine.chains import Stats
+from ulidkeys.engine.chains import Page, Stats
+from ulidkeys.engine.operations import Operation, fetch_one
 from ulidkeys.planning.periods import DAY_MS
 from ulidkeys.survey.counts import Count, exact_histogram
 from ulidkeys.timeinput import format_ms, ms_to_datetime
@@ -21,6 +23,27 @@ MIN_CALLS = 1
 BINS = 20
 
 _Found = TypeVar("_Found", bound="Findings")
+
+
+def first_pages(
+    call: Any,
+    max_calls: int,
+    stats: Stats,
+    keys_of: Callable[[Page], list[str]],
+    limit: int | None = None,
+) -> Generator[Operation, Any, tuple[list[str], Any]]:
+    """The keys (``keys_of`` each page) of ``call``'s pages from its first on, read in every
+    call of the budget but one (at least one): ``(keys, token)``, where the token resumes the
+    reading and is None when the call was read whole."""
+    keys: list[str] = []
+    token = None
+    for _ in range(max(1, max_calls - 1)):
+        page: Page = yield from fetch_one(call, token, limit, stats=stats)
+        keys += keys_of(page)
+        token = page.token
+        if token is None:
+            break
+    return keys, token
 
 
 def none_fit(whole: bool) -> Count:

@@ -23,6 +23,7 @@ from ulidkeys.survey.common import (
     MIN_CALLS,
     Findings,
     exact_counts,
+    first_pages,
     none_fit,
     read_note,
     times_dict,
@@ -86,6 +87,10 @@ class PartitionSurvey(Findings):
         }
 
 
+def _sort_keys(page: Page) -> list[str]:
+    return [key for key, _item in page.entries if isinstance(key, str)]
+
+
 def partition_survey_program(
     table: str,
     partition: str,
@@ -107,14 +112,7 @@ def partition_survey_program(
     require_count(page_items, "page_items", 1, optional=True)
     location = f"dynamodb://{table} {pk_attr}={partition!r}"
     whole_range = QueryCall(partition, _LOWEST, _ABOVE_ALL, pk_attr, sk_attr)
-    sort_keys: list[str] = []
-    token = None
-    for _ in range(max(1, max_calls - 1)):
-        page: Page = yield from fetch_one(whole_range, token, page_items, stats=stats)
-        sort_keys += [key for key, _item in page.entries if isinstance(key, str)]
-        token = page.token
-        if token is None:
-            break
+    sort_keys, token = yield from first_pages(whole_range, max_calls, stats, _sort_keys, page_items)
     whole = token is None
     found = PartitionSurvey(location, stats.calls, max_calls, keys=none_fit(whole))
     if not sort_keys:

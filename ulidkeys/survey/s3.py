@@ -22,6 +22,7 @@ from ulidkeys.survey.common import (
     MIN_CALLS,
     Findings,
     exact_counts,
+    first_pages,
     none_fit,
     read_note,
     times_dict,
@@ -123,14 +124,7 @@ def survey_program(
     but one), then - for a prefix not read whole - the folders under it (one call)."""
     require_count(max_calls, "max_calls", MIN_CALLS)
     location = f"s3://{bucket}/{prefix}"
-    keys: list[str] = []
-    token = None
-    for _ in range(max(1, max_calls - 1)):
-        page: Page = yield from fetch_one(ListCall(prefix, ordered=False), token, stats=stats)
-        keys += _keys(page)
-        token = page.token
-        if token is None:
-            break
+    keys, token = yield from first_pages(ListCall(prefix, ordered=False), max_calls, stats, _keys)
     whole = token is None
     found = Survey(location, stats.calls, max_calls, keys=none_fit(whole))
     if not keys:

@@ -10,34 +10,38 @@ import re
 from ulidkeys.planning.layout import KeyLayout
 
 
+def _settings(layout: KeyLayout) -> list[tuple[str, str | int | bool]]:
+    """The layout's settings after its prefix, in the order both forms write them: those that
+    differ from the default, and its scheme's name always (a config file names it)."""
+    settings: list[tuple[str, str | int | bool]] = []
+    if layout.shards:
+        settings.append(("shards", layout.shards))
+    if layout.partition is not None:
+        settings.append(("period", layout.partition.size))
+    if layout.suffix:
+        settings.append(("suffix", layout.suffix))
+    settings.append(("scheme", layout.scheme.name))
+    if layout.newest_first:
+        settings.append(("newest_first", True))
+    return settings
+
+
 def python_of(layout: KeyLayout) -> str:
     """The layout as Python that makes it."""
     args = [repr(layout.prefix)]
-    if layout.shards:
-        args.append(f"shards={layout.shards}")
-    if layout.partition is not None:
-        args.append(f"period={layout.partition.size!r}")
-    if layout.suffix:
-        args.append(f"suffix={layout.suffix!r}")
-    if layout.scheme.name != "ulid":
-        args.append(f"scheme=scheme_named({layout.scheme.name!r})")
-    if layout.newest_first:
-        args.append("newest_first=True")
+    for name, value in _settings(layout):
+        if name != "scheme":
+            args.append(f"{name}={value!r}")
+        elif value != "ulid":
+            args.append(f"scheme=scheme_named({value!r})")
     return f"KeyLayout({', '.join(args)})"
 
 
 def toml_of(name: str, bucket: str, layout: KeyLayout) -> str:
     """The ``[layouts.NAME]`` table of a config file (``ulidkeys ls NAME`` then lists it)."""
     lines = [f"[layouts.{name}]", f"location = {_toml_string(f's3://{bucket}/{layout.prefix}')}"]
-    if layout.shards:
-        lines.append(f"shards = {layout.shards}")
-    if layout.partition is not None:
-        lines.append(f"period = {_toml_string(layout.partition.size)}")
-    if layout.suffix:
-        lines.append(f"suffix = {_toml_string(layout.suffix)}")
-    lines.append(f"scheme = {_toml_string(layout.scheme.name)}")
-    if layout.newest_first:
-        lines.append("newest_first = true")
+    for setting, value in _settings(layout):
+        lines.append(f"{setting} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
@@ -59,6 +63,12 @@ def _toml_string(text: str) -> str:
         else:
             escaped.append(char)
     return '"' + "".join(escaped) + '"'
+
+
+def _toml_value(value: str | int | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int) else _toml_string(value)
 
 
 def entity_toml_of(
