@@ -260,7 +260,13 @@ def test_a_large_newest_first_prefix_is_not_15_billion_keys() -> None:
     assert not found.oldest_exact
 
 
-@pytest.mark.parametrize("pages", range(1, 11))
+#: The loop tries the sizes about the budget of 4 calls and the largest; the slow runs all ten.
+_PAGES = [
+    p if p in (1, 4, 5, 10) else pytest.param(p, marks=pytest.mark.slow) for p in range(1, 11)
+]
+
+
+@pytest.mark.parametrize("pages", _PAGES)
 def test_calls_on_prefixes_of_1_to_10_pages(pages: int) -> None:
     rng = random.Random(pages)
     layout = LAYOUTS["flat"]
