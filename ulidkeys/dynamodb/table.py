@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
+from operator import methodcaller
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.dynamodb.clients import TableOrClient, Target
@@ -97,7 +98,7 @@ class QuerySource:
             )
         sk_attr = call.sk_attr
         if plain is not None:
-            entries = [(item.get(sk_attr), item) for item in plain]
+            entries = list(zip(map(methodcaller("get", sk_attr), plain), plain, strict=True))
         else:
             entries = []
             for raw in items:
