@@ -15,6 +15,7 @@ from typing import Any
 
 import boto3
 import pytest
+from columnsupport import assert_same_listing, page_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
@@ -101,36 +102,6 @@ def item_rows(items: list[dict[str, Any]], names: list[str]) -> list[tuple]:
     return [tuple(item["ms"] if n == "id_ms" else item.get(n) for n in names) for item in items]
 
 
-def page_rows(pages: list[dict[str, list[Any]]], names: list[str]) -> list[tuple]:
-    """The rows of pages of columns (each page exactly the columns asked, of one length)."""
-    rows: list[tuple] = []
-    for page in pages:
-        assert list(page) == names
-        assert len({len(column) for column in page.values()}) == 1
-        assert all(isinstance(column, list) for column in page.values())
-        rows += zip(*page.values(), strict=True)
-    return rows
-
-
-def assert_same(
-    by_items: Any,
-    by_pages: Any,
-    items: list[Any],
-    pages: list[Any],
-    names: list[str],
-    entity: Entity,
-    exact: bool = True,
-) -> None:
-    """The same rows, position and cursor; the same stats where the calls do not follow the
-    answers' timing (``exact``: a split window's slices do)."""
-    assert page_rows(pages, names) == item_rows(items, names)
-    assert by_pages.cursor == by_items.cursor
-    assert by_pages.position == by_items.position
-    assert by_pages.stats.returned == by_items.stats.returned == len(items)
-    if exact:
-        assert by_pages.stats == by_items.stats
-
-
 def brute_force(entity: str, start: int, end: int) -> list[str]:
     """The table sort keys of the entity's posts written with a time in the window, in id
     order (no lookalike was written as a post)."""
@@ -177,7 +148,8 @@ def test_pages_of_columns_are_the_items_of_a_window(
     items = list(by_items)
     by_pages = listing()
     pages = list(by_pages.pages(columns=names))
-    assert_same(by_items, by_pages, items, pages, names, bound, exact=not split or workers == 1)
+    rows = item_rows(items, names)
+    assert_same_listing(by_items, by_pages, rows, pages, names, exact=not split or workers == 1)
     expected = brute_force(entity, start, end)
     expected = expected[::-1] if newest_first else expected
     assert [item["SK"] for item in items] == expected[:limit]
@@ -195,7 +167,8 @@ def test_every_column_of_every_entity(clients: dict[str, Any], entity: str, form
         by_pages = table_of(clients, form, bound).query_window(T0 - DAY, T0 + DAY, **options)
         items = list(by_items)
         assert len(items) > 10
-        assert_same(by_items, by_pages, items, list(by_pages.pages(COLUMNS)), COLUMNS, bound)
+        pages = list(by_pages.pages(COLUMNS))
+        assert_same_listing(by_items, by_pages, item_rows(items, COLUMNS), pages, COLUMNS)
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -210,7 +183,8 @@ def test_pages_of_columns_of_an_index_and_of_latest(clients: dict[str, Any], for
         by_items, by_pages = make(), make()
         items = list(by_items)
         assert items
-        assert_same(by_items, by_pages, items, list(by_pages.pages(names)), names, POST)
+        pages = list(by_pages.pages(names))
+        assert_same_listing(by_items, by_pages, item_rows(items, names), pages, names)
 
 
 @settings(
@@ -234,7 +208,8 @@ def test_pages_of_columns_of_each_slice(
         by_items = table.query_slice(piece, **options)
         by_pages = table.query_slice(piece, **options)
         items = list(by_items)
-        assert_same(by_items, by_pages, items, list(by_pages.pages(names)), names, bound)
+        pages = list(by_pages.pages(names))
+        assert_same_listing(by_items, by_pages, item_rows(items, names), pages, names)
         listed += [item["SK"] for item in items]
     assert listed == brute_force(entity, T0, T0 + DAY)
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 from aiosupport import MODES, Shell, shells
-from test_dynamodb_columns import DAY, HOUR, T0, item_rows, page_rows, ulid_at
+from columnsupport import page_rows
+from test_dynamodb_columns import DAY, HOUR, T0, item_rows, ulid_at
 from test_dynamodb_support import create_table
 
 from ulidkeys.aio import AsyncTable
