@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from copy import copy
-from operator import methodcaller
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.dynamodb.clients import TableOrClient, Target
@@ -125,10 +124,14 @@ class QuerySource:
                 f"Query on {target.table_name!r} answered without Items (keys: "
                 f"{sorted(response)}); resume from the query's .cursor"
             )
+        sk_attr = call.sk_attr
         if plain is None:
             plain = [target.to_plain(raw) for raw in items]
-        rows = plain if self.spec is None else self.spec.rows_of(plain)
-        entries = list(zip(map(methodcaller("get", call.sk_attr), plain), rows, strict=True))
+        if self.spec is None:
+            entries = [(item.get(sk_attr), item) for item in plain]
+        else:
+            rows = self.spec.rows_of(plain)
+            entries = [(item.get(sk_attr), row) for item, row in zip(plain, rows, strict=True)]
         read = response.get("ScannedCount", len(items))
         # An empty page may still carry a LastEvaluatedKey (AWS ends at Limit that way): follow it.
         return Page(entries, response.get("LastEvaluatedKey"), read)
