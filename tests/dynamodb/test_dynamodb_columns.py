@@ -19,6 +19,7 @@ from columnsupport import assert_same_listing, page_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from profiles import examples
 from test_dynamodb_support import create_table
 
 from ulidkeys import base32
@@ -27,6 +28,8 @@ from ulidkeys.dynamodb.clients import Target
 from ulidkeys.errors import InvalidType, InvalidValue
 
 NAME = "columns"
+#: The module's moto table is shared by every example (it is read, never written).
+FIXTURE = [HealthCheck.function_scoped_fixture]
 T0 = 1_715_936_400_000
 HOUR = 3_600_000
 DAY = 24 * HOUR
@@ -109,7 +112,9 @@ def brute_force(entity: str, start: int, end: int) -> list[str]:
 
 
 @settings(
-    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=FIXTURE,
 )
 @given(
     entity=st.sampled_from(list(ENTITIES)),
@@ -188,7 +193,9 @@ def test_pages_of_columns_of_an_index_and_of_latest(clients: dict[str, Any], for
 
 
 @settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(12),
+    deadline=None,
+    suppress_health_check=FIXTURE,
 )
 @given(
     entity=st.sampled_from(["post", "sharded", "bucketed"]),
@@ -215,7 +222,9 @@ def test_pages_of_columns_of_each_slice(
 
 
 @settings(
-    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(20),
+    deadline=None,
+    suppress_health_check=FIXTURE,
 )
 @given(
     entity=st.sampled_from(list(ENTITIES)),

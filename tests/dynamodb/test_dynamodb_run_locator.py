@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE, id_at
+from profiles import examples
 
 from ulidkeys.dynamodb import Entity
 from ulidkeys.engine.chains import ChainState, Page, Stats
@@ -62,7 +63,7 @@ def test_which_queries_read_a_page_at_once(
     assert (plan.strategy.locate_run is not None) == at_once
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     scheme=st.sampled_from(BULK),
     template=st.sampled_from(TEMPLATES[:-1]),
