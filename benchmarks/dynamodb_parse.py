@@ -241,8 +241,8 @@ def window(repeat: int) -> None:
     pages read by boto3 alone and by query calls with the reader (the library's plain
     items): what the library's own path (planning, the executor, pages, cursors) adds."""
     print(
-        f"\nbest of 3 rounds of {repeat}, interleaved; ms of client CPU per page (no cyclic GC "
-        f"within a run), a window of {PAGES} pages listed"
+        f"\nbest of {3 * repeat} rounds, each cell once a round; ms of client CPU per page (no "
+        f"cyclic GC within a run), a window of {PAGES} pages listed"
     )
     print(
         "| page | form | boto3 query | + reader, library's plain items "
@@ -281,9 +281,12 @@ def window(repeat: int) -> None:
             listed()
             runs = [lambda c=alone: chain(c, False), lambda c=fast: chain(c, True), listed]
             cells = [float("inf")] * len(runs)
-            for _ in range(3):  # interleaved rounds: a change of load hits every cell alike
+            # each cell once a round, round after round: the cells' best runs are drawn from
+            # the same moments, so a change of load (on a shared machine, minute to minute)
+            # hits every cell alike rather than whichever cell was timed then
+            for _ in range(3 * repeat):
                 for n, run in enumerate(runs):
-                    cells[n] = min(cells[n], best_cpu(run, repeat) / PAGES)
+                    cells[n] = min(cells[n], best_cpu(run, 1) / PAGES)
             print(
                 f"| {label} | {form} | {cells[0]:.2f} | {cells[1]:.2f} | {cells[2]:.2f} "
                 f"| {cells[2] - cells[1]:.2f} | {cells[2] / cells[0]:.3f}x |"

@@ -19,6 +19,7 @@ import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
+from columnsupport import assert_same_listing, page_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
@@ -154,17 +155,6 @@ def item_rows(items: list[dict[str, Any]], names: list[str], layout: KeyLayout) 
     ]
 
 
-def page_rows(pages: list[dict[str, list[Any]]], names: list[str]) -> list[tuple]:
-    """The rows of pages of columns (each page exactly the columns asked, of one length)."""
-    rows: list[tuple] = []
-    for page in pages:
-        assert list(page) == names
-        assert len({len(column) for column in page.values()}) == 1
-        assert all(isinstance(column, list) for column in page.values())
-        rows += zip(*page.values(), strict=True)
-    return rows
-
-
 def make_stub(kind: str, keys: list[str], page: int, seed: int = 0) -> Any:
     return FakeS3(keys, page=page) if kind == "general" else FakeDirectoryBucket(keys, seed, page)
 
@@ -202,14 +192,10 @@ def assert_same(
     layout: KeyLayout,
     exact: bool = True,
 ) -> None:
-    """The same rows, position and cursor; the same stats where the calls do not follow the
-    answers' timing (``exact``: a split listing's slices do)."""
-    assert page_rows(pages, names) == item_rows(items, names, layout)
-    assert by_pages.cursor == by_items.cursor
-    assert by_pages.position == by_items.position
-    assert by_pages.stats.returned == by_items.stats.returned == len(items)
-    if exact:
-        assert by_pages.stats == by_items.stats
+    """The same rows, position and cursor (and stats where ``exact``: see
+    :func:`~columnsupport.assert_same_listing`)."""
+    rows = item_rows(items, names, layout)
+    assert_same_listing(by_items, by_pages, rows, pages, names, exact)
 
 
 TRANSPORTS = ["dicts", "xml"]

@@ -16,6 +16,7 @@ from ulidkeys.dynamodb.table import Item, QuerySource, Table, TableReads
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
 from ulidkeys.engine.chains import Page
 from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, outcome, run
 from ulidkeys.errors import InvalidQuery, describe
 from ulidkeys.planning.collection import Collection
@@ -47,6 +48,12 @@ class AsyncQuerySource:
         with mapper.reading() as read:  # a context variable: this task's call only
             response = await client.query(**mapper.request(call, token, limit))
         return mapper.page(call, response, read.of(response))
+
+    def columns(self, names: tuple[str, ...]) -> tuple[AsyncQuerySource, Shape]:
+        """This source giving rows of the columns ``names`` (the sync source's
+        :meth:`~ulidkeys.dynamodb.table.QuerySource.columns`)."""
+        rows, shape = self.mapper.columns(names)
+        return AsyncQuerySource(rows), shape
 
 
 class AsyncBatchWriter(BatchQueue):

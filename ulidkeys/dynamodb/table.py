@@ -9,17 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
+from copy import copy
 from typing import Any, Generic, TypeVar
 
 from ulidkeys.dynamodb.clients import TableOrClient, Target
+from ulidkeys.dynamodb.columns import column_shape, column_spec
 from ulidkeys.dynamodb.pages import PlainItems, install_fast_pages, plain_items
 from ulidkeys.dynamodb.write import BatchWriter, put_new
 from ulidkeys.engine.chains import Page
+from ulidkeys.engine.columns import ColumnSpec
 from ulidkeys.engine.consuming import Consumes, Listing, RunOptions, open_run
+from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.threads import Consumption, Results, run
 from ulidkeys.errors import (
     InvalidQuery,
     InvalidType,
+    InvalidValue,
     UnexpectedResponse,
     describe,
     require_bool,
@@ -42,16 +47,40 @@ ResultsT = TypeVar("ResultsT")
 
 
 class QuerySource:
-    """``query`` for the executor: one planned call + ``ExclusiveStartKey`` -> one page."""
+    """``query`` for the executor: one planned call + ``ExclusiveStartKey`` -> one page.
+
+    A page's items are plain items; a copy made by :meth:`columns` gives rows of the columns
+    asked for instead (``Results.pages``); ``entity`` reads the id time of a key (``id_ms``)."""
 
     def __init__(
-        self, target: Target, page_size: int | None = None, *, fast_pages: bool = False
+        self,
+        target: Target,
+        page_size: int | None = None,
+        *,
+        fast_pages: bool = False,
+        entity: Entity | None = None,
     ) -> None:
         self.target = target
         self.page_size = require_count(page_size, "page_size", 1, optional=True)
         # whether ulidkeys.dynamodb.pages is installed on the client: then each answer's items
         # are read once, straight to plain values, and neither boto3 nor to_plain converts them
         self.fast_pages = fast_pages
+        self.entity = entity
+        self.spec: ColumnSpec | None = None  # the columns of rows, None: the items
+
+    def columns(self, names: tuple[str, ...]) -> tuple[QuerySource, Shape]:
+        """This source giving rows of the columns ``names`` instead of items, and the shape
+        that makes a page of columns of them (InvalidValue for a bad column name)."""
+        if self.entity is None:
+            raise InvalidValue(
+                "pages(columns=...) is for the queries of a Table bound to an Entity; a "
+                "collection's pages hold items of several kinds: iterate its items"
+            )
+        spec = column_spec(names)
+        shape = column_shape(spec, self.entity)
+        rows = copy(self)
+        rows.spec = spec
+        return rows, shape
 
     @property
     def client(self) -> Any:
@@ -96,13 +125,13 @@ class QuerySource:
                 f"{sorted(response)}); resume from the query's .cursor"
             )
         sk_attr = call.sk_attr
-        if plain is not None:
+        if plain is None:
+            plain = [target.to_plain(raw) for raw in items]
+        if self.spec is None:
             entries = [(item.get(sk_attr), item) for item in plain]
         else:
-            entries = []
-            for raw in items:
-                item = target.to_plain(raw)
-                entries.append((item.get(sk_attr), item))
+            rows = self.spec.rows_of(plain)
+            entries = [(item.get(sk_attr), row) for item, row in zip(plain, rows, strict=True)]
         read = response.get("ScannedCount", len(items))
         # An empty page may still carry a LastEvaluatedKey (AWS ends at Limit that way): follow it.
         return Page(entries, response.get("LastEvaluatedKey"), read)
@@ -289,7 +318,7 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
         """The page source of this table's queries (a collection's reads each key's kind)."""
         if isinstance(self.entity, Collection):
             return CollectionSource(self.target, self.entity, page_size, self.fast_pages)
-        return QuerySource(self.target, page_size, fast_pages=self.fast_pages)
+        return QuerySource(self.target, page_size, fast_pages=self.fast_pages, entity=self.entity)
 
     def _run(
         self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool

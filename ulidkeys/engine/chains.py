@@ -190,15 +190,17 @@ class ChainState(Generic[CallT]):
         if not entries or self.plan.strategy.locate_run is None:
             return None
         keys = list(map(_KEY, entries))
+        # judged first: a key that is no text (an item without its sort key) is read one by
+        # one, where it is skipped, rather than compared with text here
+        judged = self.plan.judge_run(keys, self.owns)
+        if judged is None:
+            return None
         previous, stop = self._previous, self.call.stop_at
         if previous is not None and keys[0] <= previous:
             return None
         if stop is not None and keys[-1] >= stop:
             return None
         if not all(map(lt, keys, islice(keys, 1, None))):
-            return None
-        judged = self.plan.judge_run(keys, self.owns)
-        if judged is None:
             return None
         positions, self.last_ms = judged
         self._previous = keys[-1]

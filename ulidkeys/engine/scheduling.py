@@ -79,7 +79,8 @@ class Yielded(Generic[StreamT]):
         if self._columns is None:
             raise InvalidValue(
                 "this listing gives items only: pages(columns=...) is for window and slice "
-                "listings of an S3 bucket (list_window, list_slice, run), not latest()"
+                "listings of an S3 bucket (list_window, list_slice, run; not latest()) and "
+                "for the queries of a DynamoDB Table"
             )
         if isinstance(columns, str) or not isinstance(columns, Sequence):
             raise InvalidType(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ulidkeys.errors import (
@@ -28,6 +29,7 @@ from ulidkeys.planning.plans import (
     MAX_CALLS,
     PAST_ALL_KEYS,
     Cursor,
+    KeyRun,
     Located,
     Plan,
     Position,
@@ -306,13 +308,15 @@ class EntityQuery:
     newest_first: bool  # as asked (the plan's own order is that of the keys)
     prefix: str
     splittable: bool = False
-    locate_run = None  # sort keys are read one by one (:meth:`locate`)
     # read from the entity once: locate() runs for every item a query returns
     _schema: KeySchema = field(init=False, repr=False, compare=False)
     _timestamp: Callable[[str], int] = field(init=False, repr=False, compare=False)
     _match: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
     _text_only: bool = field(init=False, repr=False, compare=False)
     _id_field: str = field(init=False, repr=False, compare=False)
+    _locate_run: Callable[[list[Any]], KeyRun | None] | None = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         entity = self.entity
@@ -327,6 +331,75 @@ class EntityQuery:
         quick = getattr(scheme, "canonical_time", None) or scheme.timestamp_ms
         timestamp = entity.key_time if entity.newest_first_keys else quick
         object.__setattr__(self, "_timestamp", timestamp)
+        object.__setattr__(self, "_locate_run", self._run_locator())
+
+    @property
+    def locate_run(self) -> Callable[[list[Any]], KeyRun | None] | None:
+        """:meth:`locate` for a page of sort keys at once (see :meth:`_run_locator`)."""
+        return self._locate_run
+
+    def _run_locator(self) -> Callable[[list[Any]], KeyRun | None] | None:
+        """The test of :meth:`locate` for a page of sort keys at once, given them in strictly
+        ascending order: ``(ids, first ms, last ms)`` when every one of them fits, else None
+        (then :meth:`locate` reads each key and says which ones do not). None for a query it
+        cannot read so: a Number sort key, keys whose ids run backwards in time, a template
+        with fields after the id, a scheme without bulk checks.
+
+        Each check runs in C over the whole page, with no Python step per key, and the
+        verdicts are :meth:`locate`'s (a property test holds them equal). Every key of a page
+        lies between two keys that start with the query's :attr:`prefix` (the first and the
+        last, checked), so every key starts with it; when every key is also exactly as long
+        as the prefix, an id and the template's text after the id, and ends with that text,
+        they differ in the id only: the first key's match by the template (checked once, its
+        id where the others' ids are) is every key's once their ids are canonical. Ids then
+        ascend with the keys: the first and the last give the times."""
+        entity, schema = self.entity, self._schema
+        scheme = entity.scheme
+        all_canonical = getattr(scheme, "all_canonical", None)
+        time_of = getattr(scheme, "canonical_time", None)
+        template = schema.sk
+        if (
+            all_canonical is None
+            or time_of is None
+            or schema.numeric_sk
+            or entity.newest_first_keys
+            or template.fields[-1] != self._id_field
+        ):
+            return None
+        prefix, suffix, match, id_field = (
+            self.prefix,
+            template.literals[-1],
+            self._match,
+            self._id_field,
+        )
+        start = len(prefix)
+        end = start + scheme.length
+        width = end + len(suffix)
+        id_of, tail_of = itemgetter(slice(start, end)), itemgetter(slice(end, None))
+
+        def locate_run(keys: list[Any]) -> KeyRun | None:
+            if not keys:
+                return None
+            try:
+                joined = "".join(keys)  # a TypeError for any key not a str
+            except TypeError:
+                return None
+            first, last = keys[0], keys[-1]
+            if len(joined) != width * len(keys) or not first.startswith(prefix):
+                return None
+            if not last.startswith(prefix):
+                return None
+            if suffix and set(map(tail_of, keys)) != {suffix}:
+                return None
+            ids = list(map(id_of, keys))
+            if not all_canonical(ids):
+                return None
+            found = match(first)
+            if found is None or found.start(id_field) != start:
+                return None
+            return ids, time_of(ids[0]), time_of(ids[-1])
+
+        return locate_run
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}

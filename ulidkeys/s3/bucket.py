@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import unquote_plus
 
 from ulidkeys.engine.chains import Page, Stats
+from ulidkeys.engine.columns import ColumnSpec
 from ulidkeys.engine.consuming import Consumes, Listing, RunOptions, open_run
 from ulidkeys.engine.folders import periods_program
 from ulidkeys.engine.newest import Newest, latest
@@ -32,7 +33,7 @@ from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, ListCall, chain_keys, plan_listing
 from ulidkeys.planning.periods import PeriodFolder
 from ulidkeys.planning.plans import Plan, Position, Slice, require_slice, resolve_window
-from ulidkeys.s3.columns import ColumnSpec
+from ulidkeys.s3.columns import column_shape, column_spec
 from ulidkeys.s3.pages import COLUMNS, WANTED, install_fast_pages
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -119,8 +120,8 @@ class ListingSource:
     def columns(self, names: tuple[str, ...]) -> tuple[ListingSource, Shape]:
         """This source giving rows of the columns ``names`` instead of dicts, and the shape
         that makes a page of columns of them (InvalidValue for a column not offered)."""
-        spec = ColumnSpec.of(names)
-        shape = spec.shape(self.layout)
+        spec = column_spec(names)
+        shape = column_shape(spec, self.layout)
         rows = copy(self)
         rows.spec = spec
         return rows, shape
