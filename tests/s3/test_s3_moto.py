@@ -104,6 +104,8 @@ def test_more_than_1000_keys_in_a_window_paginate_with_bounds_inside_pages(s3: R
     assert listing.stats.outside == 2700 - 2445  # the last page runs to the end of the bucket
 
 
+# on moto; resuming in memory: test_s3_plan.py::test_cursor_resume_loses_and_repeats_nothing
+@pytest.mark.slow
 def test_resume_from_every_cursor_position(s3: Recorder) -> None:
     layout = KeyLayout("up/", shards=3, period="hour", suffix=".jpg")
     rng = random.Random(7)
@@ -166,6 +168,8 @@ def test_prefix_plus_delimiter_loses_keys_but_list_window_does_not(s3: Recorder)
     assert keys_of(Bucket(s3, bucket, layout).list_window(T0, T0 + HOUR)) == expected
 
 
+# on moto; the same property in memory, with the calls it costs: test_s3_latest_cost.py
+@pytest.mark.slow
 @settings(max_examples=examples(12))
 @given(
     layout=layouts,
