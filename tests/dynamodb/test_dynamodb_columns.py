@@ -20,11 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from profiles import examples
-from test_dynamodb_support import create_table
+from test_dynamodb_support import create_table, put_items
 
 from ulidkeys import base32
-from ulidkeys.dynamodb import BatchWriter, Collection, Entity, Index, Table
-from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb import Collection, Entity, Index, Table
 from ulidkeys.errors import InvalidType, InvalidValue
 
 NAME = "columns"
@@ -83,9 +82,7 @@ def clients() -> Iterator[dict[str, Any]]:
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_table(client, NAME, {"GSI1": ("GSI1PK", "GSI1SK")})
-        with BatchWriter(Target.resolve(client, NAME), key_attrs=("PK", "SK")) as writer:
-            for item in stored_items():
-                writer.put(item)
+        put_items(client, stored_items(), NAME)
         resource = boto3.resource("dynamodb", region_name="us-east-1").Table(NAME)
         yield {"client": client, "resource": resource}
 

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from profiles import examples
-from test_dynamodb_support import create_table
+from test_dynamodb_support import create_table, put_items
 
 from ulidkeys import base32
 from ulidkeys.aio import AsyncTable
@@ -294,9 +294,7 @@ def test_windows_of_a_hostile_partition_are_the_brute_force_answer() -> None:
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_table(client, PARTITION, {"GSI1": ("GSI1PK", "GSI1SK")})
-        with BatchWriter(Target.resolve(client, PARTITION), key_attrs=("PK", "SK")) as writer:
-            for item in hostile_items():
-                writer.put(item)
+        put_items(client, hostile_items(), PARTITION)
         scanned = Table(client, POST, table_name=PARTITION).target
         every = [scanned.to_plain(i) for i in client.scan(TableName=PARTITION)["Items"]]
         table = Table(client, POST, table_name=PARTITION)
@@ -343,9 +341,7 @@ def test_random_hostile_partitions_query_the_brute_force_answer(
         client = boto3.client("dynamodb", region_name="us-east-1")
         name = f"hostile-{next(_tables)}"
         create_table(client, name, {"GSI1": ("GSI1PK", "GSI1SK")})
-        with BatchWriter(Target.resolve(client, name), key_attrs=("PK", "SK")) as writer:
-            for item in chosen:
-                writer.put(item)
+        put_items(client, chosen, name)
         table = Table(client, POST, table_name=name)
         every = [table.target.to_plain(i) for i in client.scan(TableName=name)["Items"]]
         expected = sorted(

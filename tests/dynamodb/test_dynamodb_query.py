@@ -22,11 +22,11 @@ from test_dynamodb_support import (
     create_table,
     delete_items,
     leading_ulid,
+    put_items,
     ulid_at,
 )
 
-from ulidkeys.dynamodb import BatchWriter, Entity, Index, Table, key_condition
-from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb import Entity, Index, Table, key_condition
 from ulidkeys.errors import InvalidQuery, InvalidWindow, UnexpectedResponse
 from ulidkeys.ulid import ULID
 
@@ -79,9 +79,7 @@ def store(client: Any, org: str, specs: list[tuple[int, str, int]]) -> list[dict
             items[sk] = {"PK": post["PK"], "SK": sk, "GSI1PK": post["GSI1PK"], "GSI1SK": sk}
     for sk in ("Profile", "Post#", "Post#/", "Post#" + str(ULID.new(T0)).lower(), "Postx#1"):
         items[sk] = {"PK": f"Org#{org}", "SK": sk, "GSI1PK": f"Feed#{org}", "GSI1SK": sk}
-    with BatchWriter(Target.resolve(client, TABLE), key_attrs=("PK", "SK")) as writer:
-        for item in items.values():
-            writer.put(item)
+    put_items(client, items.values(), TABLE)
     return list(items.values())
 
 

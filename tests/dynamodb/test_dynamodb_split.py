@@ -22,11 +22,11 @@ from test_dynamodb_support import (
     create_table,
     delete_items,
     plain,
+    put_items,
     ulid_at,
 )
 
-from ulidkeys.dynamodb import BatchWriter, Entity, Table
-from ulidkeys.dynamodb.clients import Target
+from ulidkeys.dynamodb import Entity, Table
 from ulidkeys.ulid import ULID
 
 TABLE = "split"
@@ -46,9 +46,7 @@ def client() -> Iterator[Any]:
 
 def put_all(client: Any, items: list[dict[str, Any]]) -> None:
     """Straight into the table (children too: an entity's writer refuses them)."""
-    with BatchWriter(Target.resolve(client, TABLE), key_attrs=("PK", "SK")) as writer:
-        for item in items:
-            writer.put(item)
+    put_items(client, items, TABLE)
 
 
 @st.composite

@@ -69,6 +69,20 @@ def create_table(
     client.create_table(**args)
 
 
+def put_items(
+    table_or_client: Any,
+    items: Iterable[Mapping[str, Any]],
+    table_name: str | None = None,
+    key_attrs: tuple[str, str] = ("PK", "SK"),
+) -> None:
+    """Write items straight into a table, in batches (children and look-alikes too, which an
+    entity's writer refuses)."""
+    target = Target.resolve(table_or_client, table_name)
+    with BatchWriter(target, key_attrs=key_attrs) as writer:
+        for item in items:
+            writer.put(item)
+
+
 def delete_items(
     table_or_client: Any,
     items: Iterable[Mapping[str, Any]],
