@@ -118,12 +118,13 @@ class FakeS3:
     """
 
     def __init__(self, keys: list[str], page: int = 1000) -> None:
-        self.keys = sorted(set(keys), key=lambda k: k.encode())
-        self._encoded = [k.encode() for k in self.keys]  # to find where a page starts
+        self.keys: list[str] = []
+        self._encoded: list[bytes] = []  # the keys' UTF-8, to find where a page starts
         self.page = page
         self.requests: list[dict[str, Any]] = []
         self.responses: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self.put(keys)
 
     def put(self, keys: Iterable[str]) -> None:
         """Add keys (they are listed from the next request on)."""
