@@ -101,12 +101,14 @@ READER_TESTS = [
     "tests/dynamodb/test_dynamodb_pages_retries.py",
     "tests/dynamodb/test_dynamodb_clients.py",
     "tests/dynamodb/test_dynamodb_query.py",
+    "tests/dynamodb/test_dynamodb_columns.py",
 ]
 #: The asyncio windows, run where aiobotocore is installed (the locked versions).
 ASYNC_TESTS = [
     "tests/s3/test_s3_async.py",
     "tests/s3/test_s3_columns_async.py",
     "tests/dynamodb/test_dynamodb_async.py",
+    "tests/dynamodb/test_dynamodb_columns_async.py",
 ]
 
 
