@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
@@ -60,19 +60,8 @@ class AsyncBatchWriter(BatchQueue):
     """:class:`~ulidkeys.dynamodb.BatchWriter` for asyncio: ``await put(...)``,
     ``await flush()``, ``async with`` (flushes on exit); the same queue, retries and raises."""
 
-    def __init__(
-        self,
-        target: Target,
-        *,
-        key_attrs: tuple[str, str],
-        check: Callable[[Mapping[str, Any]], object] | None = None,
-        base_delay: float = 0.05,
-        max_delay: float = 5.0,
-        max_attempts: int | None = None,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-        check_put: Callable[[Mapping[str, Any]], object] | None = None,
-    ) -> None:
-        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep, check_put)
+    #: A backoff awaits ``asyncio.sleep`` unless ``sleep=`` gives another awaitable sleep.
+    _default_sleep: ClassVar[Callable[[float], Awaitable[object]]] = asyncio.sleep
 
     async def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); may flush a full batch."""
