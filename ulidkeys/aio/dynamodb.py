@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from ulidkeys.aio.consumers import open_consumption
 from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.table import Item, QuerySource, Table, TableReads
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.consuming import Consumes, RunOptions
 from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, outcome, run
 from ulidkeys.errors import InvalidQuery, describe
@@ -119,10 +120,8 @@ class AsyncTable(
         return f"AsyncTable({self.name!r}, {self.entity!r})"
 
     async def _consumption(self, options: RunOptions) -> AsyncConsumption[Item]:
-        # the checks and the checkpoint load are the sync twin's, in a worker thread
         listing = self.table._listing(dict(options.listing))
-        run = await asyncio.to_thread(open_run, listing, options)
-        return AsyncConsumption(run, AsyncQuerySource(run.source))
+        return await open_consumption(listing, options, AsyncQuerySource)
 
     def _run(
         self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, cast
 
+from ulidkeys.aio.consumers import open_consumption
 from ulidkeys.engine import tasks, threads
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.consuming import Consumes, RunOptions
 from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, run, run_program
 from ulidkeys.planning.layout import KeyLayout
@@ -83,10 +83,8 @@ class AsyncBucket(
         return f"AsyncBucket({self.name!r}, {self.layout})"
 
     async def _consumption(self, options: RunOptions) -> AsyncConsumption[Obj]:
-        # the checks and the checkpoint load are the sync twin's, in a worker thread
         listing = self.bucket._listing(dict(options.listing))
-        run = await asyncio.to_thread(open_run, listing, options)
-        return AsyncConsumption(run, AsyncListingSource(run.source))
+        return await open_consumption(listing, options, AsyncListingSource)
 
     def run(
         self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
