@@ -386,17 +386,8 @@ def plan_collection(collection: Collection, query: QueryWindow) -> Plan[QueryCal
     if newest_first:
         groups.reverse()
     strategy = CollectionQuery(collection, tuple(fields.items()), newest_first)
-    return Plan(
-        groups=tuple(groups),
-        start_ms=start_ms,
-        end_ms=end_ms,
-        strategy=strategy,
-        scope=scope,
-        title=f"{collection.name} (collection of {', '.join(collection.kinds)})",
-        newest_first=newest_first,
-        limit=query.limit,
-        after=position,
-    )
+    title = f"{collection.name} (collection of {', '.join(collection.kinds)})"
+    return query.plan(groups, strategy, scope, title, newest_first, position)
 
 
 def _is_position_of(collection: Collection, position: Position, start_ms: int, end_ms: int) -> bool:

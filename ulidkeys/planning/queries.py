@@ -8,7 +8,7 @@ of one group (shards) are merged by position by the shared executor.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,7 @@ from ulidkeys.planning.plans import (
     Located,
     Plan,
     Position,
+    Strategy,
     resolve_window,
 )
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
@@ -184,6 +185,30 @@ class QueryWindow:
         if self.after is not None and self.cursor is not None:
             raise InvalidQuery("pass after= or cursor=, not both")
 
+    def plan(
+        self,
+        groups: Sequence[tuple[QueryCall, ...]],
+        strategy: Strategy,
+        scope: str,
+        title: str,
+        newest_first: bool,
+        after: Position | None,
+    ) -> Plan[QueryCall]:
+        """The plan of this query's calls (``groups``), with the query's window and limit:
+        ``newest_first`` is the order of the keys read, ``after`` the position the calls
+        resume past (an entity's and a collection's planner make it alike)."""
+        return Plan(
+            groups=tuple(groups),
+            start_ms=self.start_ms,
+            end_ms=self.end_ms,
+            strategy=strategy,
+            scope=scope,
+            title=title,
+            newest_first=newest_first,
+            limit=self.limit,
+            after=after,
+        )
+
 
 def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
     """The calls for ``entity``'s items whose id time is in the query's ``[start_ms, end_ms)``.
@@ -283,18 +308,10 @@ def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
         groups.append(tuple(group))
     if later_buckets_first:
         groups.reverse()
-    return Plan(
-        groups=tuple(groups),
-        start_ms=start_ms,
-        end_ms=end_ms,
-        strategy=strategy,
-        scope=scope,
-        title=f"{entity.name} ({schema.label}"
-        + (", newest-first keys)" if entity.newest_first_keys else ")"),
-        newest_first=newest_first,
-        limit=query.limit,
-        after=position,
+    title = f"{entity.name} ({schema.label}" + (
+        ", newest-first keys)" if entity.newest_first_keys else ")"
     )
+    return query.plan(groups, strategy, scope, title, newest_first, position)
 
 
 @dataclass(frozen=True)
