@@ -19,7 +19,7 @@ from ulidkeys.dynamodb import BatchWriter, Table
 from ulidkeys.s3 import Bucket
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-S3_READS = ("plan_window", "list_window", "list_slice", "slice_plan", "latest", "consume")
+S3_READS = ("plan_window", "list_window", "list_slice", "slice_plan", "latest", "consume", "run")
 DYNAMODB_READS = (
     "plan_window",
     "query_window",
@@ -28,6 +28,7 @@ DYNAMODB_READS = (
     "latest",
     "latest_plan",
     "consume",
+    "run",
 )
 
 

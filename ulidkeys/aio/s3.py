@@ -86,11 +86,8 @@ class AsyncBucket(
         listing = self.bucket._listing(dict(options.listing))
         return await open_consumption(listing, options, AsyncListingSource)
 
-    def run(
-        self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
-    ) -> AsyncResults[Obj]:
-        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
-        return run(plan, self.source, max_workers=max_workers, split=split)
+    def _run(self, plan: Plan[ListCall], workers: int, split: bool) -> AsyncResults[Obj]:
+        return run(plan, self.source, max_workers=workers, split=split)
 
     def _run_program(
         self, program: ProgramOf, cursor_of: CursorOf, workers: int

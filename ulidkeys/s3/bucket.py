@@ -186,7 +186,7 @@ def _same(obj: Mapping[str, Any]) -> Any:
 class BucketReads(Generic[ResultsT]):
     """The reads of :class:`Bucket` and of its asyncio twin (``ulidkeys.aio.AsyncBucket``),
     written once: both plan with the same code and differ only in how a plan or a program is
-    run (:meth:`run` and ``_run_program``: threads, or awaited tasks), so a reading method
+    run (``_run`` and ``_run_program``: threads, or awaited tasks), so a reading method
     behaves the same in either shell. ``ResultsT`` is ``Results`` or ``AsyncResults``."""
 
     layout: KeyLayout
@@ -250,6 +250,10 @@ class BucketReads(Generic[ResultsT]):
 
     def run(self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True) -> ResultsT:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
+        return self._run(plan, max_workers, split)
+
+    def _run(self, plan: Plan[ListCall], workers: int, split: bool) -> ResultsT:
+        """The shell's run of ``plan`` with this bucket's pages (threads, or awaited)."""
         raise NotImplementedError
 
     def _run_program(self, program: ProgramOf, cursor_of: CursorOf, workers: int) -> ResultsT:
@@ -320,11 +324,8 @@ class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):
     def __repr__(self) -> str:
         return f"Bucket({self.name!r}, {self.layout})"
 
-    def run(
-        self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
-    ) -> Results[Obj]:
-        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
-        return run(plan, self.source, max_workers=max_workers, split=split)
+    def _run(self, plan: Plan[ListCall], workers: int, split: bool) -> Results[Obj]:
+        return run(plan, self.source, max_workers=workers, split=split)
 
     def _run_program(self, program: ProgramOf, cursor_of: CursorOf, workers: int) -> Results[Obj]:
         return Results(
