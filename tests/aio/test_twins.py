@@ -4,18 +4,22 @@ its own copy of a reading method fails here before it can drift from the sync on
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from ulidkeys.aio import AsyncBatchWriter, AsyncBucket, AsyncTable
+from ulidkeys.aio.dynamodb import async_target
 from ulidkeys.dynamodb import BatchWriter, Table
 from ulidkeys.s3 import Bucket
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-S3_READS = ("plan_window", "list_window", "list_slice", "slice_plan", "latest", "consume")
+S3_READS = ("plan_window", "list_window", "list_slice", "slice_plan", "latest", "consume", "run")
 DYNAMODB_READS = (
     "plan_window",
     "query_window",
@@ -24,6 +28,7 @@ DYNAMODB_READS = (
     "latest",
     "latest_plan",
     "consume",
+    "run",
 )
 
 
@@ -40,8 +45,18 @@ def test_a_twin_reads_with_the_sync_adapters_functions(
 
 
 def test_the_batch_writers_share_the_queue_and_its_constructor() -> None:
-    for name in ("_setup", "_put_steps", "_delete_steps", "_flush_steps", "pending", "clear"):
+    for name in ("__init__", "_put_steps", "_delete_steps", "_flush_steps", "pending", "clear"):
         assert getattr(AsyncBatchWriter, name, None) is getattr(BatchWriter, name), name
+
+
+def test_each_batch_writer_backs_off_with_its_own_sleep_unless_given_one() -> None:
+    """One constructor: the asyncio twin's backoff awaits ``asyncio.sleep``, the thread one's
+    blocks in ``time.sleep``, and a ``sleep=`` given replaces either."""
+    target = async_target(cast(Any, object()), "app")
+    assert AsyncBatchWriter(target, key_attrs=("PK", "SK"))._sleep is asyncio.sleep
+    assert BatchWriter(target, key_attrs=("PK", "SK"))._sleep is time.sleep
+    given = BatchWriter(target, key_attrs=("PK", "SK"), sleep=print)
+    assert given._sleep is print
 
 
 def test_the_thread_shell_is_generated_from_the_asyncio_shell() -> None:

@@ -126,8 +126,6 @@ def test_latest_with_a_suffix_on_both_shells(
     listed = bucket_of(shell, layout, keys)
     if directory:  # the same keys read the way a directory bucket is read
         listed.directory = True
-        if isinstance(listed, AsyncBucket):
-            listed.bucket.directory = True
     taken = shell.take(lambda: listed.latest(want, until=T0 + DAY, suffix=".jpg"))
     newest_first = [k for k in keys if layout.split(k)[1] == ".jpg"]
     newest_first.sort(key=lambda k: layout.split(k)[0], reverse=True)  # by id, newest first
@@ -290,7 +288,7 @@ def test_async_listings_read_pages_with_the_fast_reader(both: dict[str, Shell]) 
     layout = KeyLayout("fast/", shards=2)
     keys = random_keys(layout, random.Random(3), 1500, T0, T0 + HOUR)
     fast = bucket_of(shell, layout, keys)
-    assert isinstance(fast, AsyncBucket) and fast.bucket.source.fast_pages
+    assert isinstance(fast, AsyncBucket) and fast.source.fast_pages
     seen: list[bool] = []
 
     def spy(response_dict: dict[str, Any], **_: Any) -> None:
@@ -301,7 +299,7 @@ def test_async_listings_read_pages_with_the_fast_reader(both: dict[str, Shell]) 
         options = shell.async_clients["s3"].meta.endpoint_url
         async with session.create_client("s3", endpoint_url=options, **CREDENTIALS) as client:
             plain = AsyncBucket(client, fast.name, layout, fast_pages=False)
-            assert not plain.bucket.source.fast_pages
+            assert not plain.source.fast_pages
             return [obj async for obj in plain.list_window(T0, T0 + HOUR)]
 
     shell.client("s3").meta.events.register("before-parse.s3.ListObjectsV2", spy)

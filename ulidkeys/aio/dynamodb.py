@@ -7,15 +7,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from ulidkeys.aio.consumers import open_consumption
 from ulidkeys.dynamodb.clients import Target
 from ulidkeys.dynamodb.table import Item, QuerySource, Table, TableReads
 from ulidkeys.dynamodb.write import BatchQueue, put_new_steps
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.consuming import Consumes, RunOptions
 from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, outcome, run
 from ulidkeys.errors import InvalidQuery, describe
@@ -60,19 +61,8 @@ class AsyncBatchWriter(BatchQueue):
     """:class:`~ulidkeys.dynamodb.BatchWriter` for asyncio: ``await put(...)``,
     ``await flush()``, ``async with`` (flushes on exit); the same queue, retries and raises."""
 
-    def __init__(
-        self,
-        target: Target,
-        *,
-        key_attrs: tuple[str, str],
-        check: Callable[[Mapping[str, Any]], object] | None = None,
-        base_delay: float = 0.05,
-        max_delay: float = 5.0,
-        max_attempts: int | None = None,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-        check_put: Callable[[Mapping[str, Any]], object] | None = None,
-    ) -> None:
-        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep, check_put)
+    #: A backoff awaits ``asyncio.sleep`` unless ``sleep=`` gives another awaitable sleep.
+    _default_sleep: ClassVar[Callable[[float], Awaitable[object]]] = asyncio.sleep
 
     async def put(self, item: Mapping[str, Any]) -> None:
         """Queue a put of ``item`` (plain Python values); may flush a full batch."""
@@ -130,10 +120,8 @@ class AsyncTable(
         return f"AsyncTable({self.name!r}, {self.entity!r})"
 
     async def _consumption(self, options: RunOptions) -> AsyncConsumption[Item]:
-        # the checks and the checkpoint load are the sync twin's, in a worker thread
         listing = self.table._listing(dict(options.listing))
-        run = await asyncio.to_thread(open_run, listing, options)
-        return AsyncConsumption(run, AsyncQuerySource(run.source))
+        return await open_consumption(listing, options, AsyncQuerySource)
 
     def _run(
         self, plan: Plan[QueryCall], source: QuerySource, workers: int, split: bool

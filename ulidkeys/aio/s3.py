@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from ulidkeys.aio.consumers import open_consumption
 from ulidkeys.engine import tasks, threads
 from ulidkeys.engine.chains import Page
-from ulidkeys.engine.consuming import Consumes, RunOptions, open_run
+from ulidkeys.engine.consuming import Consumes, RunOptions
 from ulidkeys.engine.scheduling import Shape
 from ulidkeys.engine.tasks import AsyncConsumption, AsyncResults, run, run_program
-from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import ListCall
 from ulidkeys.planning.plans import Plan
-from ulidkeys.s3.bucket import Bucket, BucketReads, CursorOf, ListingSource, Obj, ProgramOf
+from ulidkeys.s3.bucket import BucketReads, CursorOf, ListingSource, Obj, ProgramOf
 from ulidkeys.s3.signing import credentials_of, signer_for, signing_setup
 from ulidkeys.s3.writing import (
     DEFAULT_POST_MAX_BYTES,
@@ -27,7 +26,7 @@ from ulidkeys.s3.writing import (
 )
 
 if TYPE_CHECKING:
-    from types_aiobotocore_s3 import S3Client
+    from types_aiobotocore_s3 import S3Client  # noqa: F401 (the client type of the bases)
 
 
 class AsyncListingSource:
@@ -51,7 +50,7 @@ class AsyncListingSource:
 
 
 class AsyncBucket(
-    BucketReads[AsyncResults[Obj]], Consumes[Coroutine[Any, Any, AsyncConsumption[Obj]]]
+    BucketReads[AsyncResults[Obj], "S3Client"], Consumes[Coroutine[Any, Any, AsyncConsumption[Obj]]]
 ):
     """A bucket bound to an aiobotocore client and a :class:`KeyLayout`, for asyncio code.
 
@@ -61,44 +60,23 @@ class AsyncBucket(
     return :class:`AsyncResults` for ``async for``; ``fast_pages`` as on the Bucket.
     """
 
-    def __init__(
-        self,
-        client: S3Client,
-        name: str,
-        layout: KeyLayout | None = None,
-        *,
-        directory: bool | None = None,
-        fast_pages: bool = True,
-    ) -> None:
-        # The sync Bucket plans and maps (and installs the fast page reader on the client's
-        # events, which aiobotocore emits as botocore does); its client is only awaited here.
-        self.bucket = Bucket(
-            cast(Any, client), name, layout, directory=directory, fast_pages=fast_pages
-        )
-        self.client, self.name = client, name
-        self.layout, self.directory = self.bucket.layout, self.bucket.directory
-        self.source = AsyncListingSource(self.bucket.source)
-
     def __repr__(self) -> str:
         return f"AsyncBucket({self.name!r}, {self.layout})"
 
     async def _consumption(self, options: RunOptions) -> AsyncConsumption[Obj]:
-        # the checks and the checkpoint load are the sync twin's, in a worker thread
-        listing = self.bucket._listing(dict(options.listing))
-        run = await asyncio.to_thread(open_run, listing, options)
-        return AsyncConsumption(run, AsyncListingSource(run.source))
+        listing = self._listing(dict(options.listing))
+        return await open_consumption(listing, options, AsyncListingSource)
 
-    def run(
-        self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
-    ) -> AsyncResults[Obj]:
-        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
-        return run(plan, self.source, max_workers=max_workers, split=split)
+    def _run(self, plan: Plan[ListCall], workers: int, split: bool) -> AsyncResults[Obj]:
+        return run(plan, AsyncListingSource(self.source), max_workers=workers, split=split)
 
     def _run_program(
         self, program: ProgramOf, cursor_of: CursorOf, workers: int
     ) -> AsyncResults[Obj]:
         return AsyncResults(
-            lambda stats: run_program(program(stats), self.source, stats, max_workers=workers),
+            lambda stats: run_program(
+                program(stats), AsyncListingSource(self.source), stats, max_workers=workers
+            ),
             cursor_of,
         )
 

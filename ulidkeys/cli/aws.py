@@ -12,11 +12,12 @@ from urllib.parse import urlsplit
 
 from ulidkeys.cli.output import counted, report
 from ulidkeys.cli.paths import checkpoint_file, output_file
-from ulidkeys.engine.consuming import CheckpointStore, Delivery, FileStore
+from ulidkeys.engine.consuming import CheckpointStore, Consumes, Delivery, FileStore
 from ulidkeys.engine.threads import Consumption
 from ulidkeys.errors import InvalidValue
 from ulidkeys.planning.checkpoints import describe_checkpoint
 from ulidkeys.planning.locations import split_s3_url
+from ulidkeys.planning.plans import Plan
 from ulidkeys.s3 import S3CheckpointStore
 from ulidkeys.timeinput import (
     format_ms,
@@ -149,6 +150,25 @@ def consume(consumption: Consumption[Any], show: Callable[[Any], int], noun: str
         f"the overlap, {stats.late:,} late); checkpoint: {describe_checkpoint(checkpoint)}"
     )
     return 0
+
+
+def consume_checkpointed(
+    args: argparse.Namespace,
+    session: Any,
+    target: Consumes[Consumption[Any]],
+    commands_of: Callable[[Plan[Any]], list[str]],
+    show: Callable[[Any], int],
+    noun: str,
+    **listing: Any,
+) -> int:
+    """``--checkpoint``: what is new since the checkpoint ``args.checkpoint`` holds, from
+    ``target`` (a bucket or a table), printed by ``show`` and then committed; with ``--explain``
+    the next run's window and calls (the ``aws`` commands of ``commands_of(plan)``) only."""
+    store = checkpoint_store(args.checkpoint, session, args.endpoint_url)
+    run = target.consume(store, **consume_options(args), **listing)
+    if args.explain:
+        return explain_run(run, commands_of(run.plan))
+    return consume(run, show, noun)
 
 
 def print_cursor(cursor: str | None) -> None:

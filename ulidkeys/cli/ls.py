@@ -16,11 +16,8 @@ from ulidkeys.cli.aws import (
     aws_options,
     aws_session,
     check_targets,
-    checkpoint_store,
-    consume,
-    consume_options,
+    consume_checkpointed,
     explain,
-    explain_run,
     print_cursor,
     refuse_with_checkpoint,
     s3_object,
@@ -173,12 +170,11 @@ def run(args: argparse.Namespace) -> int:
     if args.manifest is not None:
         show = _manifest_output(args, session, bucket_name)
     if args.checkpoint is not None:
-        store = checkpoint_store(args.checkpoint, session, args.endpoint_url)
-        if args.explain:
-            run = bucket.consume(store, **consume_options(args))
-            commands = s3_commands(bucket_name, run.plan, layout.suffix, aws_options(args))
-            return explain_run(run, commands)
-        return consume(bucket.consume(store, **consume_options(args)), show, "objects")
+
+        def commands_of(plan: Plan[ListCall]) -> list[str]:
+            return s3_commands(bucket_name, plan, layout.suffix, aws_options(args))
+
+        return consume_checkpointed(args, session, bucket, commands_of, show, "objects")
     if args.latest is not None:
         suffix = layout.suffix or None
         listing = bucket.latest(

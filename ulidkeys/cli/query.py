@@ -14,11 +14,8 @@ from ulidkeys.cli.aws import (
     aws_options,
     aws_session,
     check_targets,
-    checkpoint_store,
-    consume,
-    consume_options,
+    consume_checkpointed,
     explain,
-    explain_run,
     fields_of,
     print_cursor,
     refuse_with_checkpoint,
@@ -41,6 +38,8 @@ from ulidkeys.emit.awscli import dynamodb_commands
 from ulidkeys.errors import InvalidValue
 from ulidkeys.ids.registry import scheme_named
 from ulidkeys.planning.periods import PERIOD_NAMES
+from ulidkeys.planning.plans import Plan
+from ulidkeys.planning.queries import QueryCall
 from ulidkeys.survey import hints
 
 #: Where the subcommand stands in ``ulidkeys --help``.
@@ -237,12 +236,11 @@ def run(args: argparse.Namespace) -> int:
         return emit(tracked, args.output, lambda i: f"{i.get(sort_key, '')}\t{json_text(i)}")
 
     if args.checkpoint is not None:
-        store = checkpoint_store(args.checkpoint, session, args.endpoint_url)
-        if args.explain:
-            run = table.consume(store, **consume_options(args), **fields)
-            commands = dynamodb_commands(args.table or "TABLE", run.plan, aws_options(args))
-            return explain_run(run, commands)
-        return consume(table.consume(store, **consume_options(args), **fields), show, "items")
+
+        def commands_of(plan: Plan[QueryCall]) -> list[str]:
+            return dynamodb_commands(args.table or "TABLE", plan, aws_options(args))
+
+        return consume_checkpointed(args, session, table, commands_of, show, "items", **fields)
     if args.latest is not None:
         latest = {"since": args.since, "until": args.until, "cursor": args.cursor}
         items = table.latest(args.latest, **latest, index=args.index, **fields)

@@ -123,32 +123,42 @@ class NamedLayout:
 
 
 @dataclass(frozen=True)
-class NamedEntity:
-    """An ``[entities.NAME]`` table: the DynamoDB table name and the :class:`Entity`."""
+class _NamedKeys:
+    """What :class:`NamedEntity` and :class:`NamedCollection` share: the declaration's name,
+    its DynamoDB table's name, and the binding of its keys to that table."""
 
     name: str
     table_name: str
-    entity: Entity
-    settings: Mapping[str, Any]
+
+    def _keys(self) -> Entity | Collection:
+        raise NotImplementedError
 
     def table(self, table_or_client: Any) -> Table:
-        """The entity bound to a ``Table`` resource or a DynamoDB client."""
-        return Table(table_or_client, self.entity, table_name=self.table_name)
+        """The entity or collection bound to a ``Table`` resource or a DynamoDB client."""
+        return Table(table_or_client, self._keys(), table_name=self.table_name)
 
 
 @dataclass(frozen=True)
-class NamedCollection:
+class NamedEntity(_NamedKeys):
+    """An ``[entities.NAME]`` table: the DynamoDB table name and the :class:`Entity`."""
+
+    entity: Entity
+    settings: Mapping[str, Any]
+
+    def _keys(self) -> Entity:
+        return self.entity
+
+
+@dataclass(frozen=True)
+class NamedCollection(_NamedKeys):
     """A ``[collections.NAME]`` table: the DynamoDB table name and the :class:`Collection` of
     the entities it names (every one of them in that table)."""
 
-    name: str
-    table_name: str
     collection: Collection
     settings: Mapping[str, Any]
 
-    def table(self, table_or_client: Any) -> Table:
-        """The collection bound to a ``Table`` resource or a DynamoDB client."""
-        return Table(table_or_client, self.collection, table_name=self.table_name)
+    def _keys(self) -> Collection:
+        return self.collection
 
 
 @dataclass(frozen=True)

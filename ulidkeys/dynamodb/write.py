@@ -13,7 +13,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 
 from ulidkeys.dynamodb.clients import Target
 from ulidkeys.engine.operations import Pause, Program, Send
@@ -116,8 +116,13 @@ def _stored_token(target: Target, key: Mapping[str, Any]) -> Program[object]:
 
 class BatchQueue:
     """What :class:`BatchWriter` and its asyncio twin (``ulidkeys.aio.AsyncBatchWriter``) share:
-    the queue of requests not known to be written and the steps that send them. Its
-    constructor is :class:`BatchWriter`'s (``sleep``: how a backoff waits)."""
+    the constructor, the queue of requests not known to be written and the steps that send
+    them. ``check`` raises for a key or item that must not be written; ``check_put`` (default
+    ``check``) for an item to put, which may need more than a key to delete; ``sleep`` is how a
+    backoff waits (default ``time.sleep``; the asyncio twin awaits ``asyncio.sleep``)."""
+
+    #: How a backoff waits when no ``sleep`` is given.
+    _default_sleep: ClassVar[Callable[[float], Any]] = time.sleep
 
     def __init__(
         self,
@@ -128,25 +133,9 @@ class BatchQueue:
         base_delay: float = 0.05,
         max_delay: float = 5.0,
         max_attempts: int | None = None,
-        sleep: Callable[[float], Any] = time.sleep,
+        sleep: Callable[[float], Any] | None = None,
         check_put: Callable[[Mapping[str, Any]], object] | None = None,
     ) -> None:
-        self._setup(target, key_attrs, check, base_delay, max_delay, max_attempts, sleep, check_put)
-
-    def _setup(
-        self,
-        target: Target,
-        key_attrs: tuple[str, str],
-        check: Callable[[Mapping[str, Any]], object] | None,
-        base_delay: float,
-        max_delay: float,
-        max_attempts: int | None,
-        sleep: Callable[[float], Any],
-        check_put: Callable[[Mapping[str, Any]], object] | None = None,
-    ) -> None:
-        """The constructor's work, for the asyncio twin too (whose ``sleep`` default differs).
-        ``check`` raises for a key or item that must not be written; ``check_put`` (default
-        ``check``) for an item to put, which may need more than a key to delete."""
         if (
             not isinstance(key_attrs, (tuple, list))
             or not all(isinstance(attr, str) and attr for attr in key_attrs)
@@ -163,7 +152,8 @@ class BatchQueue:
                 raise InvalidValue(f"{name}={describe(delay)} must be finite seconds >= 0")
         require_count(max_attempts, "max_attempts", 1, optional=True)
         self.target = target
-        self._sleep = sleep  # what a Pause step waits with: time.sleep, or an awaited sleep
+        # what a Pause step waits with: time.sleep, or an awaited sleep
+        self._sleep = type(self)._default_sleep if sleep is None else sleep
         self.table_name = self.target.table_name
         self.key_attrs = tuple(key_attrs)
         self._check = check

@@ -260,19 +260,6 @@ UUID1 = Uuid1Scheme()
 UUID1_ORDERED = OrderedUuid1Scheme()
 
 
-def _v1_family(
-    ticks: Callable[[int], int], source: IntCodedScheme, twin: IntCodedScheme
-) -> Callable[[object, int], dict[str, Field]]:
-    """Fields of a v1 or v6 UUID, with the same id as its twin (v6 of a v1, v1 of a v6: RFC
-    9562 5.6, the time fields reordered), so a v1 in a log can be looked up sorted as v6."""
-
-    def fields(_: object, value: int) -> dict[str, Field]:
-        found = {**uuid_fields(value), **gregorian_fields(ticks(value), value & _LOW_64)}
-        return {**found, twin.name: convert_uuid(source._encode(value), source, twin)}
-
-    return fields
-
-
 def _gregorian_generator(compose: Callable[[int, int], int]) -> MakeGenerator:
     """The generator of a v1-family scheme (``compose(ticks, low)``: v1, v6, ordered v1) from
     ``clock`` and ``randbits``: the clock's millisecond in 100 ns ticks plus a random sub-
@@ -301,24 +288,39 @@ def _gregorian_generator(compose: Callable[[int, int], int]) -> MakeGenerator:
     return make
 
 
+def _v1_family(
+    source: IntCodedScheme, twin: IntCodedScheme, alias: str, rank: int, summary: str
+) -> Registration:
+    """The registration of a v1 or v6 UUID (``rank``: its place among the UUID readings). Its
+    fields name the same id as its twin (v6 of a v1, v1 of a v6: RFC 9562 5.6, the time fields
+    reordered), so a v1 in a log can be looked up sorted as v6."""
+    ticks = _TICKS[source.name]
+
+    def fields(_: object, value: int) -> dict[str, Field]:
+        found = {**uuid_fields(value), **gregorian_fields(ticks(value), value & _LOW_64)}
+        return {**found, twin.name: convert_uuid(source._encode(value), source, twin)}
+
+    return Registration(
+        source.name,
+        source,
+        aliases=(alias,),
+        fields=fields,
+        generator=_gregorian_generator(_LAYOUTS[source.name]),
+        readings=uuid_readings(rank),
+        summary=summary,
+    )
+
+
 REGISTRATIONS = (
-    Registration(
-        "uuid6",
+    _v1_family(
         UUID6,
-        aliases=("uuidv6",),
-        fields=_v1_family(_v6_ticks, UUID6, UUID1),
-        generator=_gregorian_generator(_v6_value),
-        readings=uuid_readings(2),
-        summary="RFC 9562 v6: v1's 100 ns Gregorian time reordered to sort, 36 characters",
-    ),
-    Registration(
-        "uuid1",
         UUID1,
-        aliases=("uuidv1",),
-        fields=_v1_family(_v1_ticks, UUID1, UUID6),
-        generator=_gregorian_generator(_v1_value),
-        readings=uuid_readings(3),
-        summary="RFC 9562 v1: 100 ns Gregorian time, scattered (does not sort)",
+        "uuidv6",
+        2,
+        "RFC 9562 v6: v1's 100 ns Gregorian time reordered to sort, 36 characters",
+    ),
+    _v1_family(
+        UUID1, UUID6, "uuidv1", 3, "RFC 9562 v1: 100 ns Gregorian time, scattered (does not sort)"
     ),
     Registration(
         "uuid1-ordered",

@@ -9,6 +9,7 @@ can make ids has ``new()``, which layouts and entities call for a fresh key.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Protocol, TypeGuard, runtime_checkable
 
 from ulidkeys.errors import InvalidType, InvalidValue, describe, require_str
@@ -151,6 +152,23 @@ def require_sortable(scheme: IdScheme) -> IdScheme:
             f"a time window; {_sortable_advice(scheme)}"
         )
     return scheme
+
+
+def key_scheme(
+    scheme: object, error: Callable[[str], Exception], *, timeless: bool = False
+) -> IdScheme:
+    """``scheme`` as the scheme of the ids in keys (a layout's, an entity's): InvalidType when it
+    is no id scheme; ``error`` (the caller's kind: InvalidLayout, InvalidKeyTemplate) saying
+    why when its text does not sort by time. ``timeless``: ids that hold no time (tickets)
+    pass, for keys only."""
+    if not is_id_scheme(scheme):
+        raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
+    if timeless and has_no_time(scheme):
+        return scheme
+    try:
+        return require_sortable(scheme)
+    except InvalidValue as refused:
+        raise error(str(refused)) from None
 
 
 def _sortable_advice(scheme: IdScheme) -> str:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ulidkeys.errors import (
-    InvalidCursor,
     InvalidKeyTemplate,
     InvalidQuery,
     InvalidType,
@@ -29,7 +28,6 @@ from ulidkeys.planning.entity import Entity
 from ulidkeys.planning.plans import (
     MAX_CALLS,
     PAST_ALL_KEYS,
-    Cursor,
     Located,
     Plan,
     Position,
@@ -323,29 +321,27 @@ def plan_collection(collection: Collection, query: QueryWindow) -> Plan[QueryCal
     by position; ``after`` or ``cursor`` resumes every chain just past that position. A
     collection is read on the table's keys: ``index`` is refused before (``Collection``)."""
     start_ms, end_ms, fields = query.start_ms, query.end_ms, query.fields
-    newest_first, after, cursor = query.newest_first, query.after, query.cursor
-    if not isinstance(fields, Mapping):
-        raise InvalidType(f"fields={describe(fields)} must map field names to values")
+    newest_first = query.newest_first
     kinds = collection.entities
     first = kinds[collection.kinds[0]]
     values = first.query_values(first.table, fields)
     scope = collection.scope(values)
-    position: Position | None = None
-    if cursor is not None:
-        position = Cursor.decode(cursor).check(scope, newest_first, start_ms, end_ms)
-        if not _is_position_of(collection, position, start_ms, end_ms):
-            raise InvalidCursor(
-                f"cursor={describe(cursor)} does not end at a key of collection "
-                f"{collection.name} in its window; pass a query's .cursor"
-            )
-    elif after is not None:
+
+    def position_after(after: object) -> Position:
         position = collection.position_of(after)
         if isinstance(after, CollectionItem):
             after = after.item
         if isinstance(after, Mapping):
             check_after_fields(collection.entity_of(after), after, values)
-        if newest_first and position[1] == PAST_ALL_KEYS:
-            position = (position[0], "")  # a bare id: below every key of that id
+        return position
+
+    position = query.resumed(
+        scope,
+        newest_first,
+        f"collection {collection.name}",
+        lambda at: _is_position_of(collection, at, start_ms, end_ms),
+        position_after,
+    )
     # each chain's calls, as its first kind's entity plans them (one group per bucket)
     planned = [
         (prefix, names, plan_query(kinds[names[0]], QueryWindow(start_ms, end_ms, fields=fields)))
@@ -386,17 +382,8 @@ def plan_collection(collection: Collection, query: QueryWindow) -> Plan[QueryCal
     if newest_first:
         groups.reverse()
     strategy = CollectionQuery(collection, tuple(fields.items()), newest_first)
-    return Plan(
-        groups=tuple(groups),
-        start_ms=start_ms,
-        end_ms=end_ms,
-        strategy=strategy,
-        scope=scope,
-        title=f"{collection.name} (collection of {', '.join(collection.kinds)})",
-        newest_first=newest_first,
-        limit=query.limit,
-        after=position,
-    )
+    title = f"{collection.name} (collection of {', '.join(collection.kinds)})"
+    return query.plan(groups, strategy, scope, title, newest_first, position)
 
 
 def _is_position_of(collection: Collection, position: Position, start_ms: int, end_ms: int) -> bool:

@@ -28,9 +28,8 @@ from ulidkeys.ids.protocol import (
     has_no_time,
     invert_id,
     inverted_time,
-    is_id_scheme,
+    key_scheme,
     key_window,
-    require_sortable,
     shard_of,
 )
 from ulidkeys.ids.ulids import ULID_SCHEME
@@ -88,16 +87,9 @@ class Entity(WindowPlanner):
         numeric_sk: bool = False,
         newest_first_keys: bool = False,
     ) -> None:
-        if not is_id_scheme(scheme):
-            raise InvalidType(f"scheme={describe(scheme)} is not an id scheme")
+        self.scheme = key_scheme(scheme, InvalidKeyTemplate, timeless=True)
         #: Whether ids hold a time: tickets do not (keys only; no windows, buckets, inversion).
         self.timed = not has_no_time(scheme)
-        try:
-            if self.timed:
-                require_sortable(scheme)
-        except InvalidValue as error:
-            raise InvalidKeyTemplate(str(error)) from None
-        self.scheme = scheme
         if not isinstance(id_field, str) or not id_field.isidentifier():
             raise InvalidKeyTemplate(f"id_field={describe(id_field)} must be a field name")
         self.id_field = id_field

@@ -18,7 +18,6 @@ from typing import Any
 from ulidkeys.errors import (
     InvalidKeyPart,
     InvalidLayout,
-    InvalidType,
     InvalidValue,
     KeyMismatch,
     UlidkeysError,
@@ -31,9 +30,8 @@ from ulidkeys.ids.protocol import (
     IdScheme,
     invert_id,
     inverted_time,
-    is_id_scheme,
+    key_scheme,
     key_window,
-    require_sortable,
     shard_of,
 )
 from ulidkeys.ids.ulids import ULID_SCHEME
@@ -155,18 +153,13 @@ class KeyLayout:
         check_text(self.suffix, "suffix", InvalidLayout)
         require_shards(self.shards, InvalidLayout, "no shard folder")
         partition = layout_period(self.period)
-        if not is_id_scheme(self.scheme):
-            raise InvalidType(f"scheme={describe(self.scheme)} is not an id scheme")
+        key_scheme(self.scheme, InvalidLayout)
         require_bool(self.newest_first, "newest_first")
         if self.newest_first and self.period is not None:
             raise InvalidLayout(
                 f"period={self.period!r} with newest_first=True: period folders sort oldest "
                 "first, so the listing would not be newest first; drop one of them"
             )
-        try:
-            require_sortable(self.scheme)
-        except InvalidValue as error:
-            raise InvalidLayout(str(error)) from None
         width = max(2, len(str(self.shards - 1))) if self.shards else 0
         object.__setattr__(self, "_width", width)
         object.__setattr__(self, "_partition", partition)

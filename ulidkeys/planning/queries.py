@@ -8,7 +8,7 @@ of one group (shards) are merged by position by the shared executor.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,7 @@ from ulidkeys.planning.plans import (
     Located,
     Plan,
     Position,
+    Strategy,
     resolve_window,
 )
 from ulidkeys.planning.sortkeys import key_after, key_before, show_key
@@ -183,6 +184,60 @@ class QueryWindow:
         require_bool(self.newest_first, "newest_first")
         if self.after is not None and self.cursor is not None:
             raise InvalidQuery("pass after= or cursor=, not both")
+        if not isinstance(self.fields, Mapping):
+            raise InvalidType(f"fields={describe(self.fields)} must map field names to values")
+
+    def resumed(
+        self,
+        scope: str,
+        newest_first: bool,
+        what: str,
+        is_position_of: Callable[[Position], bool],
+        position_after: Callable[[object], Position],
+    ) -> Position | None:
+        """Where the query's calls resume (None: from the start of the window): past the
+        ``cursor``, which must be of this ``scope`` and end at a key of ``what`` in the window
+        (``is_position_of``), or past ``after`` (``position_after`` reads and checks it).
+        ``newest_first`` is the order of the keys read."""
+        start_ms, end_ms = self.start_ms, self.end_ms
+        if self.cursor is not None:
+            position = Cursor.decode(self.cursor).check(scope, newest_first, start_ms, end_ms)
+            if not is_position_of(position):
+                raise InvalidCursor(
+                    f"cursor={describe(self.cursor)} does not end at a key of {what} in its "
+                    "window; pass a query's .cursor"
+                )
+            return position
+        if self.after is None:
+            return None
+        position = position_after(self.after)
+        if newest_first and position[1] == PAST_ALL_KEYS:
+            position = (position[0], "")  # a bare id: below every key of that id
+        return position
+
+    def plan(
+        self,
+        groups: Sequence[tuple[QueryCall, ...]],
+        strategy: Strategy,
+        scope: str,
+        title: str,
+        newest_first: bool,
+        after: Position | None,
+    ) -> Plan[QueryCall]:
+        """The plan of this query's calls (``groups``), with the query's window and limit:
+        ``newest_first`` is the order of the keys read, ``after`` the position the calls
+        resume past (an entity's and a collection's planner make it alike)."""
+        return Plan(
+            groups=tuple(groups),
+            start_ms=self.start_ms,
+            end_ms=self.end_ms,
+            strategy=strategy,
+            scope=scope,
+            title=title,
+            newest_first=newest_first,
+            limit=self.limit,
+            after=after,
+        )
 
 
 def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
@@ -195,28 +250,25 @@ def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
     opposite of ``newest_first``.
     """
     start_ms, end_ms, index, fields = query.start_ms, query.end_ms, query.index, query.fields
-    after, cursor = query.after, query.cursor
     asked = later_buckets_first = query.newest_first
     newest_first = asked != entity.newest_first_keys  # descending keys, from here on
     schema = entity.schema(index)
-    if not isinstance(fields, Mapping):
-        raise InvalidType(f"fields={describe(fields)} must map field names to values")
     values = entity.query_values(schema, fields)
     scope = entity.scope(schema, values)
     prefix = schema.sk.prefix_before(entity.id_field, values)
-    position: Position | None = None
-    if cursor is not None:
-        position = Cursor.decode(cursor).check(scope, newest_first, start_ms, end_ms)
-        if not _is_position_of(entity, schema, prefix, position, start_ms, end_ms):
-            raise InvalidCursor(
-                f"cursor={describe(cursor)} does not end at a key of {entity.name}'s "
-                f"{schema.label} in its window; pass a query's .cursor"
-            )
-    elif after is not None:
+
+    def position_after(after: object) -> Position:
         position = entity.position_of(after, schema)
         check_after_fields(entity, after, values)
-        if newest_first and position[1] == PAST_ALL_KEYS:
-            position = (position[0], "")  # a bare id: below every key of that id
+        return position
+
+    position = query.resumed(
+        scope,
+        newest_first,
+        f"{entity.name}'s {schema.label}",
+        lambda at: _is_position_of(entity, schema, prefix, at, start_ms, end_ms),
+        position_after,
+    )
     scheme = entity.scheme
     # Ascending keys in ascending order can be cut in time slices (BETWEEN sub-ranges);
     # newest first, or keys that run backwards in time, are read in one chain.
@@ -283,18 +335,10 @@ def plan_query(entity: Entity, query: QueryWindow) -> Plan[QueryCall]:
         groups.append(tuple(group))
     if later_buckets_first:
         groups.reverse()
-    return Plan(
-        groups=tuple(groups),
-        start_ms=start_ms,
-        end_ms=end_ms,
-        strategy=strategy,
-        scope=scope,
-        title=f"{entity.name} ({schema.label}"
-        + (", newest-first keys)" if entity.newest_first_keys else ")"),
-        newest_first=newest_first,
-        limit=query.limit,
-        after=position,
+    title = f"{entity.name} ({schema.label}" + (
+        ", newest-first keys)" if entity.newest_first_keys else ")"
     )
+    return query.plan(groups, strategy, scope, title, newest_first, position)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from copy import copy
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from urllib.parse import unquote_plus
 
 from ulidkeys.engine.chains import Page, Stats
@@ -52,6 +52,8 @@ Obj = dict[str, Any]
 _BUCKET_NAME = re.compile(r"[a-zA-Z0-9.\-_]{1,255}")
 _ARN = re.compile(r"arn:[!-~]+")
 ResultsT = TypeVar("ResultsT")
+#: The client a bucket is bound to: boto3's, or aiobotocore's for the asyncio twin.
+ClientT = TypeVar("ClientT")
 #: A program given the run's stats, and the cursor of a position: what a shell needs to run one
 ProgramOf = Callable[[Stats], Program[Any]]
 CursorOf = Callable[[Position], str]
@@ -183,14 +185,58 @@ def _same(obj: Mapping[str, Any]) -> Any:
     return obj
 
 
-class BucketReads(Generic[ResultsT]):
+class BucketReads(Generic[ResultsT, ClientT]):
     """The reads of :class:`Bucket` and of its asyncio twin (``ulidkeys.aio.AsyncBucket``),
     written once: both plan with the same code and differ only in how a plan or a program is
-    run (:meth:`run` and ``_run_program``: threads, or awaited tasks), so a reading method
+    run (``_run`` and ``_run_program``: threads, or awaited tasks), so a reading method
     behaves the same in either shell. ``ResultsT`` is ``Results`` or ``AsyncResults``."""
 
-    layout: KeyLayout
-    directory: bool
+    def __init__(
+        self,
+        client: ClientT,
+        name: str,
+        layout: KeyLayout | None = None,
+        *,
+        directory: bool | None = None,
+        fast_pages: bool = True,
+    ) -> None:
+        """The checks and the page source (the fast reader installed on the client's events,
+        which aiobotocore emits as botocore does) of both shells."""
+        require_bucket_name(name, "name")
+        self.layout = KeyLayout() if layout is None else layout
+        if not isinstance(self.layout, KeyLayout):
+            raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
+        self.client, self.name = client, name
+        if directory is None:
+            self.directory = is_directory_bucket(name)
+        else:  # a flag given as text ("false") would be read by its truth
+            self.directory = require_bool(directory, "directory")
+        self.source = ListingSource(
+            cast(Any, client),
+            name,
+            fast_pages=require_bool(fast_pages, "fast_pages"),
+            layout=self.layout,
+        )
+
+    # --- what is new since the last run (Consumes.consume) ---------------------------------
+    def _listing(self, listing: dict[str, object]) -> Listing:
+        """How a consumer run lists a window of this bucket."""
+        if listing:
+            raise InvalidValue(
+                f"Bucket.consume() takes no {', '.join(sorted(listing))}=; the layout names "
+                "what is listed"
+            )
+
+        def plan_for(start: int, end: int, expected: tuple[int, float] | None) -> Plan[ListCall]:
+            return plan_listing(
+                self.layout,
+                start,
+                end,
+                directory_bucket=self.directory,
+                expected_keys=chain_keys(expected, len(self.layout.shard_numbers())),
+            )
+
+        return Listing(plan_for, self.source, self.layout.scheme, repr(self))
 
     # --- windows --------------------------------------------------------------------------
     def plan_window(
@@ -250,6 +296,10 @@ class BucketReads(Generic[ResultsT]):
 
     def run(self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True) -> ResultsT:
         """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
+        return self._run(plan, max_workers, split)
+
+    def _run(self, plan: Plan[ListCall], workers: int, split: bool) -> ResultsT:
+        """The shell's run of ``plan`` with this bucket's pages (threads, or awaited)."""
         raise NotImplementedError
 
     def _run_program(self, program: ProgramOf, cursor_of: CursorOf, workers: int) -> ResultsT:
@@ -283,7 +333,7 @@ class BucketReads(Generic[ResultsT]):
         return self._run_program(latest(newest, suffix), newest.cursor_of, max_workers)
 
 
-class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):
+class Bucket(BucketReads[Results[Obj], "S3Client"], Consumes[Consumption[Obj]]):
     """A bucket bound to a client and a :class:`~ulidkeys.planning.layout.KeyLayout`.
 
     ``Bucket(boto3.client("s3"), "photos", KeyLayout("uploads/", period="day"))`` lists
@@ -295,62 +345,17 @@ class Bucket(BucketReads[Results[Obj]], Consumes[Consumption[Obj]]):
     handler on this client's events only); ``fast_pages=False`` leaves parsing to botocore.
     """
 
-    def __init__(
-        self,
-        client: S3Client,
-        name: str,
-        layout: KeyLayout | None = None,
-        *,
-        directory: bool | None = None,
-        fast_pages: bool = True,
-    ) -> None:
-        require_bucket_name(name, "name")
-        self.layout = KeyLayout() if layout is None else layout
-        if not isinstance(self.layout, KeyLayout):
-            raise InvalidValue(f"layout={describe(layout)} must be a KeyLayout")
-        self.client, self.name = client, name
-        if directory is None:
-            self.directory = is_directory_bucket(name)
-        else:  # a flag given as text ("false") would be read by its truth
-            self.directory = require_bool(directory, "directory")
-        self.source = ListingSource(
-            client, name, fast_pages=require_bool(fast_pages, "fast_pages"), layout=self.layout
-        )
-
     def __repr__(self) -> str:
         return f"Bucket({self.name!r}, {self.layout})"
 
-    def run(
-        self, plan: Plan[ListCall], *, max_workers: int = 8, split: bool = True
-    ) -> Results[Obj]:
-        """Run a plan made by :meth:`plan_window` (or by hand) against this bucket."""
-        return run(plan, self.source, max_workers=max_workers, split=split)
+    def _run(self, plan: Plan[ListCall], workers: int, split: bool) -> Results[Obj]:
+        return run(plan, self.source, max_workers=workers, split=split)
 
     def _run_program(self, program: ProgramOf, cursor_of: CursorOf, workers: int) -> Results[Obj]:
         return Results(
             lambda stats: run_program(program(stats), self.source, stats, max_workers=workers),
             cursor_of,
         )
-
-    # --- what is new since the last run (Consumes.consume) ---------------------------------
-    def _listing(self, listing: dict[str, object]) -> Listing:
-        """How a consumer run lists a window of this bucket."""
-        if listing:
-            raise InvalidValue(
-                f"Bucket.consume() takes no {', '.join(sorted(listing))}=; the layout names "
-                "what is listed"
-            )
-
-        def plan_for(start: int, end: int, expected: tuple[int, float] | None) -> Plan[ListCall]:
-            return plan_listing(
-                self.layout,
-                start,
-                end,
-                directory_bucket=self.directory,
-                expected_keys=chain_keys(expected, len(self.layout.shard_numbers())),
-            )
-
-        return Listing(plan_for, self.source, self.layout.scheme, repr(self))
 
     def _consumption(self, options: RunOptions) -> Consumption[Obj]:
         run = open_run(self._listing(dict(options.listing)), options)

@@ -26,15 +26,19 @@ _Found = TypeVar("_Found", bound="Findings")
 
 
 def first_pages(
+    findings: type[_Found],
+    location: str,
     call: Any,
     max_calls: int,
     stats: Stats,
     keys_of: Callable[[Page], list[str]],
     limit: int | None = None,
-) -> Generator[Operation, Any, tuple[list[str], Any]]:
-    """The keys (``keys_of`` each page) of ``call``'s pages from its first on, read in every
-    call of the budget but one (at least one): ``(keys, token)``, where the token resumes the
-    reading and is None when the call was read whole."""
+) -> Generator[Operation, Any, tuple[list[str], Any, _Found]]:
+    """How every survey opens: the keys (``keys_of`` each page) of ``call``'s pages from its
+    first on, read in every call of the budget but one (at least one), and the ``findings``
+    of ``location`` so far. Returns ``(keys, token, found)``: the token resumes the reading
+    and is None when the call was read whole; ``found`` counts no key yet (zero for sure when
+    read whole)."""
     keys: list[str] = []
     token = None
     for _ in range(max(1, max_calls - 1)):
@@ -43,7 +47,7 @@ def first_pages(
         token = page.token
         if token is None:
             break
-    return keys, token
+    return keys, token, findings(location, stats.calls, max_calls, keys=none_fit(token is None))
 
 
 def none_fit(whole: bool) -> Count:

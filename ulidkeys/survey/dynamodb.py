@@ -24,7 +24,6 @@ from ulidkeys.survey.common import (
     Findings,
     exact_counts,
     first_pages,
-    none_fit,
     read_note,
     times_dict,
     updated,
@@ -112,9 +111,10 @@ def partition_survey_program(
     require_count(page_items, "page_items", 1, optional=True)
     location = f"dynamodb://{table} {pk_attr}={partition!r}"
     whole_range = QueryCall(partition, _LOWEST, _ABOVE_ALL, pk_attr, sk_attr)
-    sort_keys, token = yield from first_pages(whole_range, max_calls, stats, _sort_keys, page_items)
+    sort_keys, token, found = yield from first_pages(
+        PartitionSurvey, location, whole_range, max_calls, stats, _sort_keys, page_items
+    )
     whole = token is None
-    found = PartitionSurvey(location, stats.calls, max_calls, keys=none_fit(whole))
     if not sort_keys:
         note = "no item with a string sort key in this partition" + ("" if whole else " read")
         return updated(found, stats, notes=(note,))

@@ -124,9 +124,9 @@ def survey_program(
     but one), then - for a prefix not read whole - the folders under it (one call)."""
     require_count(max_calls, "max_calls", MIN_CALLS)
     location = f"s3://{bucket}/{prefix}"
-    keys, token = yield from first_pages(ListCall(prefix, ordered=False), max_calls, stats, _keys)
+    call = ListCall(prefix, ordered=False)
+    keys, token, found = yield from first_pages(Survey, location, call, max_calls, stats, _keys)
     whole = token is None
-    found = Survey(location, stats.calls, max_calls, keys=none_fit(whole))
     if not keys:
         note = (
             "nothing is stored under this prefix" if whole else read_note(stats, whole, 0, "keys")
