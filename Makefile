@@ -11,7 +11,7 @@ PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])
 # gets the same versions. Only `make lock` changes it.
 CONSTRAINTS := constraints/py$(PYVER).txt
 
-.PHONY: test test-all coverage other-pythons test-botocore lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
+.PHONY: test test-all test-botocore lock lint typecheck unit demo bench bench-report notebooks docs docs-serve docs-browser dist clean twins
 
 # The suite's branch coverage may only rise: `make test-all` fails below this floor, measured
 # on the whole suite (the heavy runs included; hypothesis draws differ run to run, so the floor
@@ -53,28 +53,20 @@ test: $(STAMP)
 	$(BIN)/mypy ulidkeys
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 2 --dist worksteal -m "not slow"
 
-# What CI runs: lint and types, then two runs side by side (their output printed whole as each
-# ends): the whole suite - the slow runs and the strict documentation build included - with
-# branch coverage and its floor on this Python (`make coverage`); and the suite but its slow
-# runs on every other claimed Python present on this machine (noxfile.py: installed from its
-# constraints file; one missing here is skipped with a line saying so; one version:
-# `.venv/bin/nox -s tests-3.12`), then the page readers over the botocore range
-# (`make other-pythons`). Side by side because the first run's slow half mostly waits (JVMs,
-# kernels, servers starting) while the second keeps the cores busy. PYTEST_WORKERS (default 2)
-# sets pytest-xdist's workers of the nox sessions.
+# What CI runs: lint and types, the whole suite - the slow runs and the strict documentation
+# build included - with branch coverage and its floor on this Python, then the suite but its
+# slow runs on every other claimed Python present on this machine (noxfile.py: installed from
+# its constraints file; one missing here is skipped with a line saying so; one version:
+# `.venv/bin/nox -s tests-3.12`), then the page readers over the botocore range.
+# PYTEST_WORKERS (default 2) sets pytest-xdist's workers of the nox sessions.
 test-all: $(STAMP) $(VENV)/.installed-tools
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy ulidkeys
-	$(MAKE) --no-print-directory -j2 -k --output-sync=target coverage other-pythons
-
-coverage: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n 2 --dist worksteal --cov=ulidkeys \
 		--cov-branch --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
-
-other-pythons: $(VENV)/.installed-tools
 	$(BIN)/nox -s $(foreach v,$(filter-out $(PYVER),$(PYTHONS)),tests-$(v))
-	$(MAKE) --no-print-directory test-botocore
+	$(MAKE) test-botocore
 
 # The page readers' and windows' tests over the botocore range the package allows (noxfile.py,
 # a few minutes each): the oldest (constraints/botocore-oldest.txt, on the oldest Python), the
