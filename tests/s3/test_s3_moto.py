@@ -387,13 +387,39 @@ def id_at(scheme: IdScheme, ms: int, bits: int) -> str:
     return scheme.from_int(min(high, low | (bits & (low ^ high))))
 
 
-#: besides the int-coded schemes: the ordered UUIDv1 (MySQL's swap), TypeID and tagged ULIDs
-#: Every registered sortable scheme (a new scheme file joins them).
+#: Every registered sortable scheme (a new scheme file joins them): besides the int-coded
+#: schemes, the ordered UUIDv1 (MySQL's swap), TypeID and tagged ULIDs.
 LAID_OUT_SCHEMES = tuple(SORTABLE)
 
 
-@pytest.mark.parametrize("shape", range(len(SCHEME_LAYOUTS)))
-@pytest.mark.parametrize("scheme", LAID_OUT_SCHEMES, ids=lambda scheme: scheme.name)
+def _in_the_loop(index: int, shape: int) -> bool:
+    """Whether ``make test`` runs scheme ``index`` in layout ``shape``: two shapes a scheme,
+    turning with the scheme, so every shape meets several schemes; the slow runs (test-all,
+    CI) run every pair."""
+    return (shape - index) % len(SCHEME_LAYOUTS) in (0, 2)
+
+
+#: Every scheme in every layout shape (the pairs the loop leaves to the slow runs marked).
+SCHEME_CASES = [
+    pytest.param(
+        scheme,
+        shape,
+        id=f"{scheme.name}-{shape}",
+        marks=() if _in_the_loop(index, shape) else pytest.mark.slow,
+    )
+    for index, scheme in enumerate(LAID_OUT_SCHEMES)
+    for shape in range(len(SCHEME_LAYOUTS))
+]
+
+
+def test_the_loop_meets_every_scheme_and_every_shape() -> None:
+    shapes = range(len(SCHEME_LAYOUTS))
+    looped = [(i, s) for i in range(len(LAID_OUT_SCHEMES)) for s in shapes if _in_the_loop(i, s)]
+    assert {i for i, _ in looped} == set(range(len(LAID_OUT_SCHEMES)))
+    assert {shape for _, shape in looped} == set(shapes)
+
+
+@pytest.mark.parametrize(("scheme", "shape"), SCHEME_CASES)
 @settings(max_examples=examples(3))
 @given(data=st.data())
 def test_every_id_scheme_lists_exact_windows_in_memory(
