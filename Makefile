@@ -55,9 +55,10 @@ test: $(STAMP)
 
 # What CI runs: lint and types, the whole suite - the slow runs and the strict documentation
 # build included - with branch coverage and its floor on this Python, then the suite but its
-# slow runs on every other claimed Python present on this machine (noxfile.py: installed from
-# its constraints file; one missing here is skipped with a line saying so; one version:
-# `.venv/bin/nox -s tests-3.12`), then the page readers over the botocore range.
+# slow runs on every other claimed Python present on this machine, with botocore's standard
+# retries (noxfile.py: installed from its constraints file; one missing here is skipped with a
+# line saying so; one version: `.venv/bin/nox -s tests-3.12`), then the page readers over the
+# botocore range.
 # PYTEST_WORKERS (default 2) sets pytest-xdist's workers of the nox sessions.
 test-all: $(STAMP) $(VENV)/.installed-tools
 	$(BIN)/ruff check $(LINTED)
@@ -69,11 +70,12 @@ test-all: $(STAMP) $(VENV)/.installed-tools
 	$(MAKE) test-botocore
 
 # The page readers' and windows' tests over the botocore range the package allows (noxfile.py,
-# a few minutes each): the oldest (constraints/botocore-oldest.txt, on the oldest Python), the
-# newest pip resolves (constraints/botocore-newest.txt, on the newest Python) and the locked
-# one with AWS_RETRY_MODE=standard. An interpreter this machine lacks is skipped.
+# a few minutes each): the oldest (constraints/botocore-oldest.txt, on the oldest Python) and
+# the newest pip resolves (constraints/botocore-newest.txt, on the newest Python). The locked
+# one meets both retry modes in test-all's own runs. An interpreter this machine lacks is
+# skipped.
 test-botocore: $(VENV)/.installed-tools
-	$(BIN)/nox -s botocore_oldest botocore_newest botocore_standard_retries
+	$(BIN)/nox -s botocore_oldest botocore_newest
 
 # Re-resolve the test and docs extras for every claimed Python (and the tools) to the newest
 # versions that fit pyproject.toml and constraints/compat.in, into constraints/*.txt. On

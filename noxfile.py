@@ -1,10 +1,12 @@
 """The test suite on every Python the package claims (``make test-all``; ``nox -s tests-3.12``
 for one of them), and the page readers' tests over the range of botocore the package allows
-(``make test-botocore``: ``botocore_oldest``, ``botocore_newest``, ``botocore_standard_retries``).
+(``make test-botocore``: ``botocore_oldest``, ``botocore_newest``).
 
 Each ``tests`` session installs ``.[test]`` with ``-c constraints/py3.X.txt`` (the versions CI
-tested, refreshed only by ``make lock``) and runs pytest without coverage: coverage, lint, mypy
-and the docs build are ``make test``'s, on the default Python. The botocore sessions install
+tested, refreshed only by ``make lock``) and runs pytest without coverage, with botocore's
+``standard`` retries (``AWS_RETRY_MODE``): coverage, lint, mypy and the docs build are ``make
+test-all``'s own run, on the default Python, with the locked botocore's default (``legacy``), so
+that both retry modes meet the whole suite. The botocore sessions install
 only what the readers' and windows' tests need, from their own lock files, and run those files
 alone (a few minutes each). An interpreter this machine lacks is skipped with one line saying
 so, never a failure: a contributor may have only some of them.
@@ -68,7 +70,9 @@ os.environ["PATH"] = os.pathsep.join([*_pyenv_bins(PYTHONS), os.environ.get("PAT
 def tests(session: nox.Session) -> None:
     """The suite on one interpreter, from the locked versions, without coverage and without the
     heavy integration runs (``-m "not slow"``: `make test-all` runs those once, on its own
-    Python, with coverage); ``nox -s tests-3.12 -- -m slow`` runs them here."""
+    Python, with coverage); ``nox -s tests-3.12 -- -m slow`` runs them here. Retries are
+    botocore's ``standard`` (AWS's advice, botocore 1.44's default) unless ``AWS_RETRY_MODE``
+    says otherwise: the asyncio windows and the page readers meet it here."""
     constraints = ROOT / "constraints" / f"py{session.python}.txt"
     if not constraints.is_file():
         session.error(f"{constraints.relative_to(ROOT)} is missing: run `make lock`")
@@ -85,7 +89,10 @@ def tests(session: nox.Session) -> None:
         "-p",
         "no:cacheprovider",
         *(session.posargs or ["-m", "not slow"]),
-        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev")},
+        env={
+            "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev"),
+            "AWS_RETRY_MODE": os.environ.get("AWS_RETRY_MODE", "standard"),
+        },
     )
 
 
@@ -103,22 +110,15 @@ READER_TESTS = [
     "tests/dynamodb/test_dynamodb_query.py",
     "tests/dynamodb/test_dynamodb_columns.py",
 ]
-#: The asyncio windows, run where aiobotocore is installed (the locked versions).
-ASYNC_TESTS = [
-    "tests/s3/test_s3_async.py",
-    "tests/s3/test_s3_columns_async.py",
-    "tests/dynamodb/test_dynamodb_async.py",
-    "tests/dynamodb/test_dynamodb_columns_async.py",
-]
 
 
-def _reader_tests(session: nox.Session, files: list[str], env: dict[str, str]) -> None:
+def _reader_tests(session: nox.Session) -> None:
     workers = os.environ.get("PYTEST_WORKERS", "2")
     session.run("python", "-c", "import botocore; print('botocore', botocore.__version__)")
     session.run(
         "python", "-m", "pytest", "-n", workers, "--dist", "worksteal", "-p", "no:cacheprovider",
-        "-rs", *(session.posargs or ["-m", "not slow", *files]),
-        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev"), **env},
+        "-rs", *(session.posargs or ["-m", "not slow", *READER_TESTS]),
+        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev")},
     )  # fmt: skip
 
 
@@ -135,7 +135,7 @@ def botocore_oldest(session: nox.Session) -> None:
     constraints/botocore-oldest.in), on the oldest Python; legacy retries, that botocore's
     default; no aiobotocore takes it."""
     _from_lock(session, "botocore-oldest")
-    _reader_tests(session, READER_TESTS, {})
+    _reader_tests(session)
 
 
 @nox.session(python=PYTHONS[-1])
@@ -143,17 +143,4 @@ def botocore_newest(session: nox.Session) -> None:
     """The readers' tests on the newest botocore pip resolves (its defaults: ``standard``
     retries from botocore 1.44 on), on the newest Python; no aiobotocore takes it."""
     _from_lock(session, "botocore-newest")
-    _reader_tests(session, READER_TESTS, {})
-
-
-@nox.session(python=PYTHONS[-1])
-def botocore_standard_retries(session: nox.Session) -> None:
-    """The readers' tests, the asyncio windows included, on the locked botocore and
-    aiobotocore with ``AWS_RETRY_MODE=standard`` (AWS's advice; legacy is that botocore's
-    default, which the ``tests`` sessions run)."""
-    constraints = ROOT / "constraints" / f"py{session.python}.txt"
-    session.install(
-        "-c", str(constraints), "-r", str(ROOT / "constraints" / "readers.in"), "-e", ".",
-        "aiobotocore",
-    )  # fmt: skip
-    _reader_tests(session, READER_TESTS + ASYNC_TESTS, {"AWS_RETRY_MODE": "standard"})
+    _reader_tests(session)

@@ -63,7 +63,7 @@ def test_make_lock_records_the_newest_and_what_each_extra_resolves_to() -> None:
 def test_test_all_runs_the_botocore_sessions_on_files_that_exist() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^test-all:.*\n(\t.*\n)*\t\$\(MAKE\) test-botocore$", makefile, re.M)
-    sessions = ("botocore_oldest", "botocore_newest", "botocore_standard_retries")
+    sessions = ("botocore_oldest", "botocore_newest")
     assert all(session in makefile for session in sessions)
     tree = ast.parse((ROOT / "noxfile.py").read_text())
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
@@ -72,12 +72,27 @@ def test_test_all_runs_the_botocore_sessions_on_files_that_exist() -> None:
         element.value
         for node in tree.body
         if isinstance(node, ast.Assign)
-        and any(getattr(t, "id", "") in ("READER_TESTS", "ASYNC_TESTS") for t in node.targets)
+        and any(getattr(t, "id", "") == "READER_TESTS" for t in node.targets)
         for element in getattr(node.value, "elts", [])
         if isinstance(element, ast.Constant)
     ]
     assert len(files) >= 8 and all((ROOT / str(path)).is_file() for path in files)
     assert "tests/dynamodb/test_dynamodb_pages_retries.py" in files
+
+
+def test_both_retry_modes_meet_the_whole_suite() -> None:
+    """test-all's own run keeps the locked botocore's default retries (legacy), and the other
+    Pythons' sessions run the suite with ``standard`` ones (the asyncio windows included)."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert "AWS_RETRY_MODE" not in makefile.partition("\ntest-all:")[2].partition("\n\n")[0]
+    source = (ROOT / "noxfile.py").read_text()
+    tests = next(
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef) and node.name == "tests"
+    )
+    body = ast.get_source_segment(source, tests) or ""
+    assert '"AWS_RETRY_MODE": os.environ.get("AWS_RETRY_MODE", "standard")' in body
 
 
 def test_an_endpoint_that_reads_answers_its_own_way_is_not_taken_to_emit_before_parse() -> None:
