@@ -26,17 +26,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[test]'
-	touch $(STAMP)
-
-$(VENV)/.installed-demo: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[demo]'
-	touch $@
-
-# nox (the runner of test-all) and uv (the resolver of lock), pinned in constraints/tools.txt.
+# nox (the runner of test-all) and uv (the installer, and the resolver of lock), pinned in
+# constraints/tools.txt: the one install pip makes.
 $(VENV)/.installed-tools: constraints/tools.txt | $(BIN)/python
 	$(BIN)/python -m pip install -q -r constraints/tools.txt
+	touch $@
+
+# Every other install into the venv: uv, as the nox sessions install (a fresh clone's locked
+# test extra in well under a minute, where pip took a few).
+INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python
+
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
+	$(INSTALL) -c $(CONSTRAINTS) -e '.[test]'
+	touch $(STAMP)
+
+$(VENV)/.installed-demo: pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
+	$(INSTALL) -c $(CONSTRAINTS) -e '.[demo]'
 	touch $@
 
 $(CONSTRAINTS):
@@ -103,8 +108,8 @@ lock: $(VENV)/.installed-tools
 
 # The documentation site, built strictly (a broken link, reference or docstring fails) into site/:
 # installs only the docs extra (the package itself and mkdocs).
-$(VENV)/.installed-docs: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
-	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[docs]'
+$(VENV)/.installed-docs: pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
+	$(INSTALL) -c $(CONSTRAINTS) -e '.[docs]'
 	touch $@
 
 docs: $(VENV)/.installed-docs
@@ -147,14 +152,14 @@ notebooks: $(STAMP)
 		--timeout=300 notebooks/*.ipynb
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[test,bench]'
+	$(INSTALL) -c $(CONSTRAINTS) -e '.[test,bench]'
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/plan.py   # both also write their charts to docs/img/
 
 # One report of every benchmark (each in a fresh process) into docs/benchmarks.md: half an
 # hour or more; QUICK=1 runs smaller sizes in a few minutes.
 bench-report: $(STAMP)
-	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[test,bench]'
+	$(INSTALL) -c $(CONSTRAINTS) -e '.[test,bench]'
 	PYTHONPATH=$(CURDIR) $(BIN)/python benchmarks/report.py $(if $(QUICK),--quick)
 
 clean:
