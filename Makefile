@@ -33,7 +33,7 @@ $(VENV)/.installed-tools: constraints/tools.txt | $(BIN)/python
 	touch $@
 
 # Every other install into the venv: uv, as the nox sessions install (a fresh clone's locked
-# test extra in well under a minute, where pip took a few).
+# test extra in about 40 s, where pip took 100 s).
 INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python
 
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
@@ -75,7 +75,7 @@ test-all: $(STAMP) $(VENV)/.installed-tools
 	$(MAKE) test-botocore
 
 # The page readers' and windows' tests over the botocore range the package allows (noxfile.py,
-# a few minutes each): the oldest (constraints/botocore-oldest.txt, on the oldest Python) and
+# about a minute each): the oldest (constraints/botocore-oldest.txt, on the oldest Python) and
 # the newest pip resolves (constraints/botocore-newest.txt, on the newest Python). The locked
 # one meets both retry modes in test-all's own runs. An interpreter this machine lacks is
 # skipped.

@@ -8,7 +8,7 @@ tested, refreshed only by ``make lock``) and runs pytest without coverage, with 
 test-all``'s own run, on the default Python, with the locked botocore's default (``legacy``), so
 that both retry modes meet the whole suite. The botocore sessions install
 only what the readers' and windows' tests need, from their own lock files, and run those files
-alone (a few minutes each). An interpreter this machine lacks is skipped with one line saying
+alone (about a minute each). An interpreter this machine lacks is skipped with one line saying
 so, never a failure: a contributor may have only some of them.
 """
 
