@@ -26,7 +26,6 @@ DYNAMODB_READS = (
     "query_slice",
     "slice_plan",
     "latest",
-    "latest_plan",
     "consume",
     "run",
 )

@@ -24,10 +24,7 @@ from ulidkeys.cli.aws import (
 )
 from ulidkeys.cli.options import (
     Command,
-    add_aws_options,
-    add_config,
-    add_output,
-    add_scheme,
+    add_read_options,
     add_window,
     count_arg,
     given,
@@ -78,8 +75,6 @@ def register(command: Command) -> None:
         help="the exact text after the id, e.g. .jpg: only KEY = PREFIX...ID.jpg is listed (not "
         ".png, not .tar.jpg); without it keys with any extension are listed",
     )
-    add_scheme(ls, "the ids in the keys")
-    add_output(ls)
     ls.add_argument(
         "--slice",
         metavar="I/N",
@@ -92,8 +87,7 @@ def register(command: Command) -> None:
         help="write the objects as an S3 Batch Operations CSV manifest (bucket,key) instead of "
         "printing them",
     )
-    add_aws_options(ls)
-    add_config(ls)
+    add_read_options(ls, "the ids in the keys")
     ls.set_defaults(handler=run)
 
 

@@ -151,6 +151,16 @@ def add_aws_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_read_options(parser: argparse.ArgumentParser, ids: str, output: str = "text") -> None:
+    """What every subcommand that reads a time window from AWS takes after its own options
+    (``ls``, ``query``): the id scheme of ``ids``, the output format (default ``output``), the
+    connection and the listing options (:func:`add_aws_options`), and the config file."""
+    add_scheme(parser, ids)
+    add_output(parser, default=output)
+    add_aws_options(parser)
+    add_config(parser)
+
+
 def add_window(parser: argparse.ArgumentParser, since: str) -> None:
     parser.add_argument("--since", help=f"{TIME_HELP} ({since})")
     parser.add_argument("--until", default=None, help="a time, as --since (default: now)")

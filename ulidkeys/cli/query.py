@@ -22,10 +22,7 @@ from ulidkeys.cli.aws import (
 )
 from ulidkeys.cli.options import (
     Command,
-    add_aws_options,
-    add_config,
-    add_output,
-    add_scheme,
+    add_read_options,
     add_window,
     count_arg,
     given,
@@ -99,10 +96,7 @@ def register(command: Command) -> None:
         default=None,
         help="write shards in the partition key, the {shard} of --pk (0: none)",
     )
-    add_scheme(query, "the ids in the sort keys")
-    add_output(query, default="jsonl")
-    add_aws_options(query)
-    add_config(query)
+    add_read_options(query, "the ids in the sort keys", output="jsonl")
     query.set_defaults(handler=run)
 
 

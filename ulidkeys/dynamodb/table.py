@@ -268,22 +268,6 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
 
         A bucketed entity needs ``since=`` to bound how many buckets are visited.
         """
-        query_plan = self.latest_plan(
-            n, since=since, until=until, cursor=cursor, index=index, **fields
-        )
-        return self.run(query_plan, max_workers=max_workers)
-
-    def latest_plan(
-        self,
-        n: int,
-        *,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        cursor: str | None = None,
-        index: str | None = None,
-        **fields: object,
-    ) -> Plan[QueryCall]:
-        """The plan of :meth:`latest` (and of its asyncio twin)."""
         require_count(n, "n")
         if self.entity.period is not None and since is None and cursor is None:
             raise InvalidQuery(
@@ -300,7 +284,7 @@ class TableReads(WindowPlanner, Generic[ResultsT]):
             cursor=cursor,
             fields=fields,
         )
-        return self._plan(query)
+        return self.run(self._plan(query), max_workers=max_workers)
 
     def run(
         self,
