@@ -77,7 +77,7 @@ def tests(session: nox.Session) -> None:
     if not constraints.is_file():
         session.error(f"{constraints.relative_to(ROOT)} is missing: run `make lock`")
     session.install("-c", str(constraints), "-e", ".[test]")
-    workers = os.environ.get("PYTEST_WORKERS", "2")
+    workers = os.environ.get("PYTEST_WORKERS", "3")
     session.run(
         "python",
         "-m",
@@ -113,7 +113,7 @@ READER_TESTS = [
 
 
 def _reader_tests(session: nox.Session) -> None:
-    workers = os.environ.get("PYTEST_WORKERS", "2")
+    workers = os.environ.get("PYTEST_WORKERS", "3")
     session.run("python", "-c", "import botocore; print('botocore', botocore.__version__)")
     session.run(
         "python", "-m", "pytest", "-n", workers, "--dist", "worksteal", "-p", "no:cacheprovider",
