@@ -50,7 +50,7 @@ $(CONSTRAINTS):
 
 # pytest-xdist's workers (the nox sessions read PYTEST_WORKERS too): one more than the 2 cores
 # this is tuned for, because the suite waits on subprocesses and servers (moto's, a kernel, a
-# JVM) as well as on the CPU; side by side on 2 cores, 3 workers took the loop ~15% and the
+# JVM) as well as on the CPU; side by side on 2 cores, 3 workers took the loop ~10% and the
 # covered run ~24% less time than 2.
 PYTEST_WORKERS ?= 3
 export PYTEST_WORKERS
