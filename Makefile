@@ -76,12 +76,13 @@ test: $(STAMP)
 # reuse) run beside the covered suite, whose workers leave a core idle while they wait: their
 # output follows the suite's, and any of the three failing fails test-all.
 NOX_SESSIONS := $(foreach v,$(filter-out $(PYVER),$(PYTHONS)),tests-$(v))
+BOTOCORE_SESSIONS := botocore_oldest botocore_newest
 test-all: $(STAMP) $(VENV)/.installed-tools
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	@mkdir -p .nox
 	$(BIN)/mypy ulidkeys > .nox/mypy.log 2>&1 & typed=$$!; \
-	$(BIN)/nox --install-only -s $(NOX_SESSIONS) botocore_oldest botocore_newest \
+	$(BIN)/nox --install-only -s $(NOX_SESSIONS) $(BOTOCORE_SESSIONS) \
 		> .nox/install.log 2>&1 & installed=$$!; \
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest $(XDIST) --cov=ulidkeys --cov-branch \
 		--cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR); tested=$$?; \
@@ -98,7 +99,7 @@ test-all: $(STAMP) $(VENV)/.installed-tools
 # one meets both retry modes in test-all's own runs. An interpreter this machine lacks is
 # skipped.
 test-botocore: $(VENV)/.installed-tools
-	$(BIN)/nox -s botocore_oldest botocore_newest
+	$(BIN)/nox -s $(BOTOCORE_SESSIONS)
 
 # Re-resolve the test and docs extras for every claimed Python (and the tools) to the newest
 # versions that fit pyproject.toml and constraints/compat.in, into constraints/*.txt. On

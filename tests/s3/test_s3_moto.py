@@ -417,19 +417,19 @@ SCHEME_CASES = [
 ON_MOTO_FOR_EVERY_SCHEME = ("week", "month")
 
 
+#: The layout shapes of those periods, and the others (one of which each scheme meets, turning).
+_EVERY_SCHEME_SHAPES = tuple(
+    n for n, shaped in enumerate(SCHEME_LAYOUTS) if shaped.get("period") in ON_MOTO_FOR_EVERY_SCHEME
+)
+_TURNING_SHAPES = tuple(n for n in range(len(SCHEME_LAYOUTS)) if n not in _EVERY_SCHEME_SHAPES)
+
+
 def _on_moto(index: int, shape: int) -> bool:
     """Whether the moto twin runs scheme ``index`` in layout ``shape``: every scheme in the
     shapes of :data:`ON_MOTO_FOR_EVERY_SCHEME` and in one of the others, turning with the
     scheme. The in-memory test runs every pair: what moto adds is the adapter, whose pages
     ``tests/s3/test_s3_fake.py`` proves equal to the in-memory bucket's."""
-    if SCHEME_LAYOUTS[shape].get("period") in ON_MOTO_FOR_EVERY_SCHEME:
-        return True
-    others = [
-        n
-        for n, shaped in enumerate(SCHEME_LAYOUTS)
-        if shaped.get("period") not in ON_MOTO_FOR_EVERY_SCHEME
-    ]
-    return shape == others[index % len(others)]
+    return shape in _EVERY_SCHEME_SHAPES or shape == _TURNING_SHAPES[index % len(_TURNING_SHAPES)]
 
 
 #: The pairs the moto twin runs (all in the slow runs).
@@ -450,8 +450,9 @@ def test_the_loop_meets_every_scheme_and_every_shape() -> None:
     assert {shape for _, shape in looped} == set(range(len(SCHEME_LAYOUTS)))
     assert len(SCHEME_CASES) == len(LAID_OUT_SCHEMES) * len(SCHEME_LAYOUTS)  # all in slow runs
     on_moto = [case.values for case in MOTO_SCHEME_CASES]
-    for period in ON_MOTO_FOR_EVERY_SCHEME:
-        shape = next(n for n, shaped in enumerate(SCHEME_LAYOUTS) if shaped.get("period") == period)
+    periods = [SCHEME_LAYOUTS[shape].get("period") for shape in _EVERY_SCHEME_SHAPES]
+    assert sorted(periods) == sorted(ON_MOTO_FOR_EVERY_SCHEME)  # each a shape of its own
+    for shape in _EVERY_SCHEME_SHAPES:
         assert {scheme for scheme, at in on_moto if at == shape} == set(LAID_OUT_SCHEMES)
     for shape in range(len(SCHEME_LAYOUTS)):
         assert len({scheme for scheme, at in on_moto if at == shape}) >= 3, shape
