@@ -36,8 +36,16 @@ $(VENV)/.installed-tools: constraints/tools.txt | $(BIN)/python
 # test extra in about 40 s, where pip took 100 s).
 INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python
 
+# pyspark ships only an sdist (400 MB of jars): uv unpacks and builds it into its cache (1.4 GB)
+# whenever the package index answers its revalidation as modified - every install here - and
+# keeps each old build. `uv cache prune` drops the builds nothing points to any more, after
+# every install that may have made one (here, and after test-all's nox installs). Without it,
+# 66 GB of old builds piled up over a few days of fresh clones, and the full disk failed CI.
+PRUNE := $(BIN)/uv cache prune --quiet
+
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
 	$(INSTALL) -c $(CONSTRAINTS) -e '.[test]'
+	$(PRUNE)
 	touch $(STAMP)
 
 $(VENV)/.installed-demo: pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
@@ -88,6 +96,7 @@ test-all: $(STAMP) $(VENV)/.installed-tools
 		--cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR); tested=$$?; \
 	wait $$typed; typed=$$?; echo "$(BIN)/mypy ulidkeys"; cat .nox/mypy.log; \
 	wait $$installed; installed=$$?; echo "$(BIN)/nox --install-only: exit $$installed"; \
+	$(PRUNE); \
 	if [ $$installed != 0 ]; then cat .nox/install.log; fi; \
 	test $$tested = 0 && test $$typed = 0 && test $$installed = 0
 	$(BIN)/nox -s $(NOX_SESSIONS)
