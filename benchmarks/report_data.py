@@ -56,8 +56,10 @@ _HEADER_COUNT = re.compile(r"^(?P<unit>calls|keys|items)\b")
 _SINGULAR = {"calls": "calls", "call": "calls", "keys": "keys", "key": "keys"}
 
 
-#: ``&`` that HTML would read as the start of an entity (``&lt;``, ``&#38;``, ``&#x26;``).
-_ENTITY = r"(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9a-fA-F]+);"
+#: ``&`` that the page's Markdown would read as the start of an entity: a named one ends in
+#: ``;`` (``&lt;``), a numeric one need not (``&#38;``, ``&#x26``, and ``&#1``, which
+#: Python-Markdown completes to ``&#1;``: a character, not the text).
+_ENTITY = r"(?:[A-Za-z][A-Za-z0-9]*;|#[0-9]+|#[xX][0-9a-fA-F]+)"
 _TO_ESCAPE = re.compile(rf"[<>]|&(?={_ENTITY})")
 _ESCAPED = re.compile(rf"&lt;|&gt;|&amp;(?={_ENTITY})")
 #: An inline code span (Markdown shows its text as written: nothing in it is escaped).
