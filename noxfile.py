@@ -31,6 +31,8 @@ PYTHONS = re.findall(
 )
 
 nox.options.sessions = [f"tests-{version}" for version in PYTHONS]
+#: pytest-xdist's workers in every session (`make` exports its own PYTEST_WORKERS, 3).
+WORKERS = os.environ.get("PYTEST_WORKERS", "3")
 # uv makes the venvs and installs the locks (constraints/tools.txt pins it beside nox): a fresh
 # clone's sessions install in seconds where pip took minutes each
 nox.options.default_venv_backend = "uv"
@@ -77,13 +79,12 @@ def tests(session: nox.Session) -> None:
     if not constraints.is_file():
         session.error(f"{constraints.relative_to(ROOT)} is missing: run `make lock`")
     session.install("-c", str(constraints), "-e", ".[test]")
-    workers = os.environ.get("PYTEST_WORKERS", "3")
     session.run(
         "python",
         "-m",
         "pytest",
         "-n",
-        workers,
+        WORKERS,
         "--dist",
         "worksteal",
         "-p",
@@ -113,10 +114,9 @@ READER_TESTS = [
 
 
 def _reader_tests(session: nox.Session) -> None:
-    workers = os.environ.get("PYTEST_WORKERS", "3")
     session.run("python", "-c", "import botocore; print('botocore', botocore.__version__)")
     session.run(
-        "python", "-m", "pytest", "-n", workers, "--dist", "worksteal", "-p", "no:cacheprovider",
+        "python", "-m", "pytest", "-n", WORKERS, "--dist", "worksteal", "-p", "no:cacheprovider",
         "-rs", *(session.posargs or ["-m", "not slow", *READER_TESTS]),
         env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "dev")},
     )  # fmt: skip
