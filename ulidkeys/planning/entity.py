@@ -424,9 +424,11 @@ class Entity(WindowPlanner):
 
     def _index_present(self, schema: KeySchema, item: Mapping[str, Any]) -> bool:
         """Whether ``item`` holds the keys of the index ``schema`` (a sparse one may be left
-        out): any of its telling attributes is there (:func:`telling_attrs`)."""
-        telling = self._telling[schema.index or ""]
-        return not telling or any(a in item for a in telling)
+        out): any of its telling attributes is there, or all of them for an index of shared
+        attributes only (:func:`telling_attrs`)."""
+        telling, every = self._telling[schema.index or ""]
+        found = (a in item for a in telling)
+        return all(found) if every else any(found)
 
     def id_of(self, item_or_id: object, index: str | None = None) -> str:
         """The id (canonical text) of an item, a key, or an id (what ``after=`` accepts)."""

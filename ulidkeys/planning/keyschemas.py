@@ -139,21 +139,25 @@ def check_shared_attributes(
                 )
 
 
-def telling_attrs(schema: KeySchema, schemas: Iterable[KeySchema]) -> tuple[str, ...]:
+def telling_attrs(schema: KeySchema, schemas: Iterable[KeySchema]) -> tuple[tuple[str, ...], bool]:
     """The attributes whose presence tells that an item holds the index ``schema``'s keys
-    (``schemas``: all of the entity's): an attribute it shares with the table or another index
-    is there anyway, so only its own tell; an index of shared attributes only tells by those it
-    shares with other indexes, and one on the table's attributes alone is on every item."""
+    (``schemas``: all of the entity's), and whether it takes all of them (True) or any one.
+
+    An attribute it shares with the table or another index is there anyway, so only its own
+    tell, any one of them (the other is written with it). An index of shared attributes only
+    tells by those it shares with other indexes, and only when all of them are there (one alone
+    may be another index's; DynamoDB indexes an item only with every key attribute). One on the
+    table's attributes alone is on every item (no attributes)."""
     attrs = (schema.pk_attr, schema.sk_attr)
     schemas = tuple(schemas)
     shared = {a for s in schemas if s is not schema for a in (s.pk_attr, s.sk_attr)}
     own = tuple(a for a in attrs if a not in shared)
     if own:
-        return own
+        return own, False
     # only shared attributes: the table's are on every item, so only those shared with other
     # indexes tell (the same values, by the clash rule); none left: the index is always there
     table = {a for s in schemas if s.index is None for a in (s.pk_attr, s.sk_attr)}
-    return tuple(a for a in attrs if a not in table)
+    return tuple(a for a in attrs if a not in table), True
 
 
 def table_definition(
