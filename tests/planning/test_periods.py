@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import itertools
 import pickle
+import random
+import threading
 from datetime import date, datetime, timezone
 
 import pytest
@@ -23,7 +25,7 @@ from periodsupport import (
     periods,
 )
 
-from ulidkeys.errors import InvalidLayout, InvalidValue, TimeOutOfRange
+from ulidkeys.errors import InvalidLayout, InvalidType, InvalidValue, TimeOutOfRange
 from ulidkeys.planning.periods import (
     DAY_MS,
     DEFINITIONS,
@@ -112,6 +114,52 @@ def test_a_nested_period_lies_in_one_folder_of_its_parent(name: str, ms: int) ->
     assert parent.floor(period.floor(ms)) == parent.floor(ms)
     assert period.next(ms) <= parent.next(ms)
     assert period.folder(ms).startswith(parent.folder(ms))
+
+
+#: One Period a name, kept across examples: its folder memo (the period asked for last) meets
+#: times in any order, not only the fresh instance of one example.
+SHARED = {name: Period(name) for name in PERIOD_NAMES}
+
+
+@given(name=periods, ms=st.lists(times, min_size=1, max_size=12), data=st.data())
+@example(name="hour", ms=[3_600_000, 3_599_999, 3_600_000, 7_199_999, 7_200_000], data=None)
+@example(name="week", ms=[0, 4 * DAY_MS - 1, 4 * DAY_MS, LAST_MS, 0], data=None)
+def test_a_kept_period_spells_each_folder_as_a_fresh_one_does(
+    name: str, ms: list[int], data: st.DataObject | None
+) -> None:
+    # neighbours of the drawn times too: the first and last millisecond of their periods
+    period = SHARED[name]
+    asked = [t for m in ms for t in (m, period.floor(m), period.next(m) - 1, m) if t <= LAST_MS]
+    if data is not None:
+        asked = data.draw(st.permutations(asked))
+    for t in asked:
+        assert period.folder(t) == oracle_folder(name, t) == Period(name).folder(t), t
+        # what is not an int is refused even inside the period just asked for
+        for wrong in (float(t), str(t), None, True):
+            with pytest.raises(InvalidType):
+                period.folder(wrong)  # type: ignore[arg-type]
+    with pytest.raises(TimeOutOfRange):
+        period.folder(PARTITION_LIMIT_MS)
+
+
+def test_a_period_shared_by_threads_spells_every_folder_right() -> None:
+    # the memo is one tuple replaced whole: threads asking for other periods never mix them
+    period = SHARED["hour"]
+    failures: list[int] = []
+
+    def ask(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(3_000):
+            t = rng.randrange(0, 40 * DAY_MS)
+            if period.folder(t) != oracle_folder("hour", t):
+                failures.append(t)
+
+    threads = [threading.Thread(target=ask, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
 
 
 @given(name=periods, start=times, length=st.integers(0, 90 * DAY_MS))

@@ -328,6 +328,11 @@ class Period:
     _folder_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _level_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _folder_length: int = field(init=False, repr=False, compare=False)
+    _above: tuple[Period, ...] = field(init=False, repr=False, compare=False)
+    #: The last folder :meth:`folder` spelled: ``(first_ms, next_ms, folder)`` of its period
+    #: (keys come sorted, so a run of keys asks for one folder again and again). Replaced
+    #: whole, never changed in place: a thread reads the old tuple or the new one.
+    _last_folder: tuple[int, int, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         definition = BY_NAME.get(self.size) if isinstance(self.size, str) else None
@@ -338,6 +343,9 @@ class Period:
         parent = None if definition.parent is None else Period(definition.parent)
         object.__setattr__(self, "_definition", definition)
         object.__setattr__(self, "_parent", parent)
+        # the levels above this one's (not a chain holding itself: a value without cycles)
+        object.__setattr__(self, "_above", () if parent is None else parent.chain)
+        object.__setattr__(self, "_last_folder", (0, 0, ""))  # holds no millisecond
         folder = self.folder(0)
         object.__setattr__(self, "_label_re", re.compile(_shape_pattern(definition.label(0))))
         object.__setattr__(self, "_folder_re", re.compile(_shape_pattern(folder)))
@@ -360,8 +368,7 @@ class Period:
     @property
     def chain(self) -> tuple[Period, ...]:
         """The periods of this one's folder levels, top level first (``(day, hour)``)."""
-        parent = self.parent
-        return (self,) if parent is None else (*parent.chain, self)
+        return (*self._above, self)
 
     @property
     def top(self) -> Period:
@@ -459,8 +466,14 @@ class Period:
 
     def folder(self, ms: int) -> str:
         """The Hive folder of the period holding ``ms``: ``dt=2024-05-17/hr=09/``."""
-        own = self.level(ms)
-        return own if self._parent is None else self._parent.folder(ms) + own
+        first, following, folder = self._last_folder
+        if type(ms) is int and first <= ms < following:  # the period asked for last
+            return folder
+        own = self.level(ms)  # checks ms
+        folder = own if self._parent is None else self._parent.folder(ms) + own
+        first = self.floor(ms)
+        object.__setattr__(self, "_last_folder", (first, self.next(first), folder))
+        return folder
 
     @property
     def folder_length(self) -> int:
@@ -525,14 +538,15 @@ def folder_forms() -> str:
     return ", ".join(period.folder_form for period in LAYOUT_PERIODS)
 
 
-def _deepest_first() -> tuple[Period, ...]:
-    # a nested folder starts with its parent's: try the deeper one first
-    return tuple(sorted(LAYOUT_PERIODS, key=lambda period: -len(period.chain)))
+#: The layout periods, a nested folder's before its parent's (it starts with the parent's).
+_DEEPEST_FIRST: tuple[Period, ...] = tuple(
+    sorted(LAYOUT_PERIODS, key=lambda period: -len(period.chain))
+)
 
 
 def folder_at_start(text: str) -> tuple[Period, int] | None:
     """The layout period whose whole folder starts ``text``, and the folder's length."""
-    for period in _deepest_first():
+    for period in _DEEPEST_FIRST:
         found = period.folder_pattern.match(text)
         if found is not None:
             return period, found.end()
@@ -541,7 +555,7 @@ def folder_at_start(text: str) -> tuple[Period, int] | None:
 
 def folder_at_end(text: str) -> tuple[Period, int] | None:
     """The layout period whose whole folder ends ``text``, and where that folder starts."""
-    for period in _deepest_first():
+    for period in _DEEPEST_FIRST:
         start = len(text) - period.folder_length
         if start >= 0 and period.folder_pattern.fullmatch(text, start) is not None:
             return period, start
