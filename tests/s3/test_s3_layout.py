@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from idsupport import SORTABLE, id_at
 from periodsupport import oracle_folder
 from s3support import T0, layouts, ulid_at
 
@@ -16,6 +19,8 @@ from ulidkeys.errors import (
     InvalidValue,
     KeyMismatch,
 )
+from ulidkeys.ids import IdScheme
+from ulidkeys.ids.protocol import invert_id, shard_of
 from ulidkeys.planning.periods import PARTITION_LIMIT_MS, Period
 from ulidkeys.s3 import KeyLayout, KeyParts
 
@@ -47,6 +52,32 @@ def test_key_for_parses_back(layout: KeyLayout, ms: int, rand: int, ext: str | N
         period = Period(layout.period)
         assert period.parse_folder(expected) == period.floor(ms) <= ms < period.next(ms)
     assert layout.fits(key)
+
+
+@pytest.mark.parametrize("scheme", SORTABLE, ids=lambda scheme: scheme.name)
+@given(
+    shards=st.integers(1, 1000),
+    newest_first=st.booleans(),
+    seed=st.integers(0, 2**32),
+)
+def test_key_for_of_every_scheme_puts_the_id_in_its_protocol_shard_and_time(
+    scheme: IdScheme, shards: int, newest_first: bool, seed: int
+) -> None:
+    # key_for reads the id's time and shard folder as a listing reads a key's (the scheme's
+    # quick readers of canonical text): both must be the protocol's, shard_of and timestamp_ms
+    layout = KeyLayout("k/", shards=shards, scheme=scheme, newest_first=newest_first)
+    low = max(scheme.min_ms, 0) if newest_first else scheme.min_ms
+    text = id_at(scheme, random.Random(seed).randint(low, scheme.max_ms), random.Random(seed))
+    try:
+        key = layout.key_for(text)
+    except InvalidKeyPart:  # an id whose inverted time cannot hold its other bits
+        assert newest_first
+        return
+    in_key = invert_id(scheme, text) if newest_first else text
+    assert key == f"k/{layout.shard_folder(shard_of(scheme, in_key, shards))}{in_key}"
+    parts = layout.parse(key)
+    assert (parts.id, parts.ms) == (text, scheme.timestamp_ms(text))
+    assert parts.shard == shard_of(scheme, in_key, shards)
 
 
 @given(layouts, times, randomness, times, randomness)

@@ -244,7 +244,7 @@ class KeyLayout:
         """The key of an existing id; ``ext`` (``'jpg'`` or ``'.jpg'``) replaces the suffix."""
         text = self.id_text(id_value)
         suffix = self.suffix if ext is None else normalize_ext(ext)
-        ms = self.scheme.timestamp_ms(text)
+        ms = self._time_of(text)  # canonical text: read as a listed key's id is
         if self.newest_first:
             text = invert_id(self.scheme, text)
         if self._partition is not None and not 0 <= ms < PARTITION_LIMIT_MS:
@@ -252,7 +252,8 @@ class KeyLayout:
                 f"id {text} has time {ms} ms, which no period folder can name (they span "
                 "1970-01-01 .. 9999-12-31)"
             )
-        key = self.path(self.shard_of(text), ms) + text + suffix
+        # the shard folder as split() checks it, then the whole key against the key rules
+        key = self.prefix + self._folder_of(text) + self.period_folder(ms) + text + suffix
         return check_key(key, "key", InvalidKeyPart)
 
     def new_key(self, ext: str | None = None) -> str:
