@@ -9,12 +9,12 @@ from __future__ import annotations
 import itertools
 import pickle
 import random
-import threading
 from datetime import date, datetime, timezone
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from idsupport import in_threads
 from periodsupport import (
     ORACLES,
     brute_floor,
@@ -144,22 +144,14 @@ def test_a_kept_period_spells_each_folder_as_a_fresh_one_does(
 
 def test_a_period_shared_by_threads_spells_every_folder_right() -> None:
     # the memo is one tuple replaced whole: threads asking for other periods never mix them
-    period = SHARED["hour"]
-    failures: list[int] = []
+    period, rng = SHARED["hour"], random.Random(4)
 
-    def ask(seed: int) -> None:
-        rng = random.Random(seed)
-        for _ in range(3_000):
-            t = rng.randrange(0, 40 * DAY_MS)
-            if period.folder(t) != oracle_folder("hour", t):
-                failures.append(t)
+    def ask() -> tuple[int, str]:
+        t = rng.randrange(0, 40 * DAY_MS)
+        return t, period.folder(t)
 
-    threads = [threading.Thread(target=ask, args=(seed,)) for seed in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+    asked = [pair for results in in_threads(ask, threads=4, each=3_000) for pair in results]
+    assert [(t, folder) for t, folder in asked if folder != oracle_folder("hour", t)] == []
 
 
 @given(name=periods, start=times, length=st.integers(0, 90 * DAY_MS))
