@@ -471,8 +471,7 @@ class Period:
             return folder
         own = self.level(ms)  # checks ms
         folder = own if self._parent is None else self._parent.folder(ms) + own
-        first = self.floor(ms)
-        object.__setattr__(self, "_last_folder", (first, self.next(first), folder))
+        object.__setattr__(self, "_last_folder", (self.floor(ms), self.next(ms), folder))
         return folder
 
     @property
