@@ -1,4 +1,5 @@
-"""The suite's hypothesis profiles, and how many examples a property test draws in each.
+"""The suite's hypothesis profiles, how many examples a property test draws in each, and the
+slow cases that test-all runs without coverage's tracing.
 
 A property test that sets its own count writes the count CI draws, ``examples(n)``; the
 profile scales it: ``ci`` (``make test-all``, CI) draws ``n``, ``dev`` (``make test``, the loop
@@ -11,12 +12,19 @@ from __future__ import annotations
 import math
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 #: Each profile's examples as a share of CI's.
 SHARES = {"ci": 1.0, "dev": 0.35, "thorough": 30.0}
 #: The count of a test that sets none, in CI.
 CI_EXAMPLES = 60
+#: The marks of a slow case that repeats, over more schemes, shapes or draws, code that the
+#: traced cases of the same test (``make test``'s) already run: test-all runs it, and coverage
+#: does not trace it (pytest-cov's ``no_cover``). Tracing per-key code costs three to four times
+#: its run time (the every-scheme matrices: some 190 s of the covered run's workers) and adds
+#: no line: with these untraced, the covered run misses the same lines as with them traced.
+UNTRACED_SLOW = (pytest.mark.slow, pytest.mark.no_cover)
 #: The profile of this run (``HYPOTHESIS_PROFILE``; ``dev`` when unset).
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 if PROFILE not in SHARES:

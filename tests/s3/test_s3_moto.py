@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from idsupport import SORTABLE
 from periodsupport import layout_periods
-from profiles import examples
+from profiles import UNTRACED_SLOW, examples
 from s3support import (
     T0,
     FakeDirectoryBucket,
@@ -405,7 +405,7 @@ SCHEME_CASES = [
         scheme,
         shape,
         id=f"{scheme.name}-{shape}",
-        marks=() if _in_the_loop(index, shape) else pytest.mark.slow,
+        marks=() if _in_the_loop(index, shape) else UNTRACED_SLOW,
     )
     for index, scheme in enumerate(LAID_OUT_SCHEMES)
     for shape in range(len(SCHEME_LAYOUTS))
@@ -470,6 +470,7 @@ def test_every_id_scheme_lists_exact_windows_in_memory(
 
 
 @pytest.mark.slow  # the same on moto: the adapter's contract for every scheme
+@pytest.mark.no_cover  # untraced, as UNTRACED_SLOW says: the in-memory twin is traced
 @pytest.mark.parametrize(("scheme", "shape"), MOTO_SCHEME_CASES)
 @settings(max_examples=examples(3))
 @given(data=st.data())
