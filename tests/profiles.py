@@ -22,8 +22,9 @@ CI_EXAMPLES = 60
 #: The marks of a slow case that repeats, over more schemes, shapes or draws, code that the
 #: traced cases of the same test (``make test``'s) already run: test-all runs it, and coverage
 #: does not trace it (pytest-cov's ``no_cover``). Tracing per-key code costs three to four times
-#: its run time (the every-scheme matrices: some 190 s of the covered run's workers) and adds
-#: no line: with these untraced, the covered run misses the same lines as with them traced.
+#: its run time (these 115 cases: 295 s of the covered run's workers traced, 112 s not) and adds
+#: no line: with these untraced, the covered run misses the same lines as with them traced
+#: (but for a few that hypothesis's draws reach in one run and not the next).
 UNTRACED_SLOW = (pytest.mark.slow, pytest.mark.no_cover)
 #: The profile of this run (``HYPOTHESIS_PROFILE``; ``dev`` when unset).
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
