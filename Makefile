@@ -16,7 +16,7 @@ CONSTRAINTS := constraints/py$(PYVER).txt
 # The suite's branch coverage may only rise: `make test-all` fails below this floor, measured
 # on the whole suite (the heavy runs included; hypothesis draws differ run to run, so the floor
 # keeps half a point of room). The slow cases of the every-scheme matrices run untraced
-# (tests/profiles.py, UNTRACED_SLOW): the same code as their traced cases, at 3-4 times the cost.
+# (tests/profiles.py, UNTRACED_SLOW): the same code as their traced cases, at 2-8 times the cost.
 COVERAGE_FLOOR := 94.5
 # pytest writes the test modules it rewrites (its assertion messages) to __pycache__ unless this
 # is set: a warm loop reuses them instead of rewriting every module on every run.

@@ -21,7 +21,7 @@ SHARES = {"ci": 1.0, "dev": 0.35, "thorough": 30.0}
 CI_EXAMPLES = 60
 #: The marks of a slow case that repeats, over more schemes, shapes or draws, code that the
 #: traced cases of the same test (``make test``'s) already run: test-all runs it, and coverage
-#: does not trace it (pytest-cov's ``no_cover``). Tracing per-key code costs three to four times
+#: does not trace it (pytest-cov's ``no_cover``). Tracing per-key code costs two to eight times
 #: its run time (these 115 cases: 295 s of the covered run's workers traced, 112 s not) and adds
 #: no line: with these untraced, the covered run misses the same lines as with them traced
 #: (but for a few that hypothesis's draws reach in one run and not the next).
