@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from idsupport import SORTABLE, id_at
-from periodsupport import oracle_folder
+from periodsupport import layout_periods_or_none, oracle_folder
 from s3support import T0, layouts, ulid_at
 
 from ulidkeys import ULID, base32
@@ -57,24 +57,29 @@ def test_key_for_parses_back(layout: KeyLayout, ms: int, rand: int, ext: str | N
 @pytest.mark.parametrize("scheme", SORTABLE, ids=lambda scheme: scheme.name)
 @given(
     shards=st.integers(1, 1000),
+    period=layout_periods_or_none,
     newest_first=st.booleans(),
     seed=st.integers(0, 2**32),
 )
 def test_key_for_of_every_scheme_puts_the_id_in_its_protocol_shard_and_time(
-    scheme: IdScheme, shards: int, newest_first: bool, seed: int
+    scheme: IdScheme, shards: int, period: str | None, newest_first: bool, seed: int
 ) -> None:
     # key_for reads the id's time and shard folder as a listing reads a key's (the scheme's
     # quick readers of canonical text): both must be the protocol's, shard_of and timestamp_ms
-    layout = KeyLayout("k/", shards=shards, scheme=scheme, newest_first=newest_first)
-    low = max(scheme.min_ms, 0) if newest_first else scheme.min_ms
-    text = id_at(scheme, random.Random(seed).randint(low, scheme.max_ms), random.Random(seed))
+    newest_first = newest_first and period is None  # the two do not combine (InvalidLayout)
+    layout = KeyLayout("k/", shards=shards, period=period, scheme=scheme, newest_first=newest_first)
+    low = max(scheme.min_ms, 0) if newest_first or period else scheme.min_ms
+    high = min(scheme.max_ms, PARTITION_LIMIT_MS - 1) if period else scheme.max_ms
+    text = id_at(scheme, random.Random(seed).randint(low, high), random.Random(seed))
     try:
         key = layout.key_for(text)
     except InvalidKeyPart:  # an id whose inverted time cannot hold its other bits
         assert newest_first
         return
     in_key = invert_id(scheme, text) if newest_first else text
-    assert key == f"k/{layout.shard_folder(shard_of(scheme, in_key, shards))}{in_key}"
+    shard = layout.shard_folder(shard_of(scheme, in_key, shards))
+    folder = oracle_folder(period, scheme.timestamp_ms(text)) if period else ""
+    assert key == f"k/{shard}{folder}{in_key}"
     parts = layout.parse(key)
     assert (parts.id, parts.ms) == (text, scheme.timestamp_ms(text))
     assert parts.shard == shard_of(scheme, in_key, shards)
