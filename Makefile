@@ -36,22 +36,30 @@ $(VENV)/.installed-tools: constraints/tools.txt | $(BIN)/python
 # Every other install into the venv: uv, as the nox sessions install (a fresh clone's locked
 # test extra in about 40 s, where pip took 100 s).
 INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python
+# An install of the lock (every version pinned) first takes it from uv's cache alone, asking the
+# index nothing (--offline: the test extra in about 3 s), and from the index only where the cache
+# lacks any of it (a first install: an offline miss fails at once, quietly). Nothing can differ:
+# the versions are pinned and the index's files never change under their URLs. What it saves:
+# the index answers uv's revalidations as modified, so every online install builds pyspark's
+# sdist again (below), about 30 s of a core each, four times in a fresh clone's test-all.
+# noxfile.py installs its sessions' locks the same way.
+LOCKED_INSTALL = $(INSTALL) --offline $(1) 2>/dev/null || $(INSTALL) $(1)
 
 # pyspark ships only an sdist (400 MB of jars): uv unpacks it and builds it into its cache (about
 # 1.9 GB together) whenever the package index answers its revalidation as modified - every
-# install here - and keeps each old build. `uv cache prune` drops the builds nothing points to
-# any more, after every install that may have made one (here, and after test-all's nox
-# installs). Without it, 66 GB of old builds piled up over a few days of fresh clones, and the
+# online install here - and keeps each old build. `uv cache prune` drops the builds nothing
+# points to any more, after every install that may have made one (here, and after test-all's
+# nox installs). Without it, 66 GB of old builds piled up over a few days of fresh clones, and the
 # full disk failed CI. Housekeeping: a prune that fails says so and fails no target.
 PRUNE := $(BIN)/uv cache prune --quiet || echo "uv cache prune failed: old builds stay in uv's cache" >&2
 
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
-	$(INSTALL) -c $(CONSTRAINTS) -e '.[test]'
+	$(call LOCKED_INSTALL,-c $(CONSTRAINTS) -e '.[test]')
 	$(PRUNE)
 	touch $(STAMP)
 
 $(VENV)/.installed-demo: pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
-	$(INSTALL) -c $(CONSTRAINTS) -e '.[demo]'
+	$(call LOCKED_INSTALL,-c $(CONSTRAINTS) -e '.[demo]')
 	touch $@
 
 $(CONSTRAINTS):
@@ -139,7 +147,7 @@ lock: $(VENV)/.installed-tools
 # The documentation site, built strictly (a broken link, reference or docstring fails) into site/:
 # installs only the docs extra (the package itself and mkdocs).
 $(VENV)/.installed-docs: pyproject.toml $(CONSTRAINTS) | $(VENV)/.installed-tools
-	$(INSTALL) -c $(CONSTRAINTS) -e '.[docs]'
+	$(call LOCKED_INSTALL,-c $(CONSTRAINTS) -e '.[docs]')
 	touch $@
 
 docs: $(VENV)/.installed-docs
