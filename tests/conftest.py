@@ -54,3 +54,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     of the collector's walks: it lives until the run ends."""
     gc.collect()
     gc.freeze()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (in their collected order): pytest-xdist's workers then start on
+    the long runs - a Spark session, a notebook, the demo, last in the collected order - and end
+    on short tests, instead of one worker running a long test alone at the end while the other
+    core idles. ``make test`` deselects them, so its order is the collected one."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
