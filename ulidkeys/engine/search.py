@@ -80,7 +80,9 @@ def search_back(
     pages show a key at some time ``known`` and the key density, so the newest key lies in
     ``[known, end)``: the search halves that bracket until it holds about one page at that
     density, then reads it. So calls grow with the log of the age and of the data between the
-    newest key and the first key seen, and memory with ``n``, never with the data.
+    newest key and the first key seen, and memory with ``n``, never with the data. Each slice
+    lowers ``end`` or raises ``known`` (a bracket of one millisecond is read whole), so the
+    search ends however many keys share a millisecond and however full the pages are.
     ``occupied`` (spans known to hold data, newest first, e.g. S3 day folders) lets the walk
     jump over empty time and end after the oldest span.
     """
@@ -103,8 +105,8 @@ def search_back(
             low = max(start, end - width)
         elif (end - known) * density <= budget * page_size / 2:
             low = known  # the whole bracket fits in the budget at the density seen
-        else:
-            low = end - (end - known) // 2
+        else:  # halve the bracket; one of a millisecond is read whole (below: no budget)
+            low = end - max(1, (end - known) // 2)
         plan = plan_slice(low, end)
         states = [
             ChainState(plan, call, stats, None if end - low == 1 else budget) for call in plan.calls
@@ -112,14 +114,22 @@ def search_back(
         try:
             items = yield from _chains(states)
         except Crowded:
-            seen = [state.last_ms for state in states if state.last_ms is not None]
+            # the times of the last keys read below ``end`` (a chain that ended on this slice
+            # may have read its page on past ``end``: no time in the bracket)
+            seen = [ms for state in states if (ms := state.last_ms) is not None and ms < end]
             if not seen:  # pages of keys that do not fit: no time to steer by
                 width = max(1, (end - low) // 4)
                 known = None
                 continue
             known = max(low, max(seen))
-            read = sum(state.read for state in states)
-            density = read / max(1, known - low + 1)
+            if known == low:
+                # the pages showed no time past the slice's first millisecond: the bracket
+                # [known, end) is this slice, which would crowd again however the density
+                # reads (pages may hold fewer keys than page_size); halve it instead
+                density = float("inf")
+            else:
+                read = sum(state.read for state in states)
+                density = read / (known - low + 1)
             continue
         items.sort(key=_position)
         tail = items[-remaining:] if remaining < len(items) else items
