@@ -27,8 +27,8 @@ from botocore.exceptions import (
     EndpointConnectionError,
     ReadTimeoutError,
 )
+from faults import moto_server
 from moto.s3.models import s3_backends
-from moto.server import ThreadedMotoServer
 
 from ulidkeys import base32
 from ulidkeys.dynamodb import Entity, Table
@@ -282,10 +282,7 @@ def _fill_table(
 def moto_world(seed: int = 1, count: int = 1000, days: int = 3) -> Iterator[World]:
     """moto's server on a free local port with the bucket and the table filled; botocore's
     retry backoff is not slept meanwhile. The server stops on exit."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
+    with moto_server() as endpoint:
         session = boto3.session.Session(
             aws_access_key_id="testing",
             aws_secret_access_key="testing",
@@ -293,7 +290,7 @@ def moto_world(seed: int = 1, count: int = 1000, days: int = 3) -> Iterator[Worl
             region_name="us-east-1",
         )
         rng = random.Random(f"data {seed}")
-        world = World(f"http://{host}:{port}", make_ids(rng, count, days), days, _Clock(), session)
+        world = World(endpoint, make_ids(rng, count, days), days, _Clock(), session)
         try:
             _fill_bucket(world.client("s3", 3), world.ids)
             world.dynamodb_keys = _fill_table(world.client("dynamodb", 3), world.ids, rng)
@@ -301,8 +298,6 @@ def moto_world(seed: int = 1, count: int = 1000, days: int = 3) -> Iterator[Worl
                 yield world
         finally:
             _remove(world)
-    finally:
-        server.stop()
 
 
 def _remove(world: World) -> None:

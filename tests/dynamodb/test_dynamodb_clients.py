@@ -14,8 +14,8 @@ from typing import Any
 
 import boto3
 import pytest
+from faults import moto_server
 from moto import mock_aws
-from test_dynamodb_support import moto_server
 
 from ulidkeys.dynamodb import Entity, Index, Table
 from ulidkeys.dynamodb.clients import Target, speaks_plain_values

@@ -8,7 +8,8 @@ from typing import Any
 
 import boto3
 import pytest
-from test_dynamodb_support import create_table, moto_server
+from faults import moto_server
+from test_dynamodb_support import create_table
 
 from ulidkeys.dynamodb import Entity, Index, Table
 from ulidkeys.errors import ItemAlreadyExists

@@ -11,9 +11,7 @@ stored item of the entity, filtered by fields and id time, in result order.
 from __future__ import annotations
 
 import os
-import socket
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -236,24 +234,3 @@ def brute_force(
     chosen.sort(key=lambda pair: pair[0], reverse=newest_first)
     keys = [key for _, key in chosen]
     return keys if limit is None else keys[:limit]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextmanager
-def moto_server() -> Iterator[str]:
-    """moto's HTTP server on a free local port; yields its endpoint URL."""
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()

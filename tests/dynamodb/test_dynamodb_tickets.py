@@ -18,8 +18,9 @@ from typing import Any
 
 import boto3
 import pytest
+from faults import moto_server
 from moto import mock_aws
-from test_dynamodb_support import create_table, moto_server
+from test_dynamodb_support import create_table
 
 from ulidkeys.dynamodb import TICKET, Entity, Table, TicketServer, TicketSplit
 from ulidkeys.dynamodb.tickets import COUNT

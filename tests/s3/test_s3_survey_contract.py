@@ -34,7 +34,6 @@ from ulidkeys.ids.protocol import inverted_time
 from ulidkeys.ids.registry import generator_for, names, scheme_named
 from ulidkeys.s3 import KeyLayout, Survey, survey
 from ulidkeys.survey.counts import bin_starts
-from ulidkeys.survey.shapes import key_time
 
 T0 = 1_715_904_000_000  # 2024-05-17T00:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000
@@ -137,7 +136,7 @@ def check_contract(found: Survey, keys: list[str], prefix: str, calls: int, budg
         count = found.keys
         assert count.low <= held and (not count.exact or count.low == held), (count, held)
     else:
-        fitting = [m for k in under if (m := key_time(layout, k)) is not None]
+        fitting = [split[2] for k in under if (split := layout.split(k))[3] is None]
     count = found.keys
     assert count.low <= len(fitting), (count, len(fitting))
     if count.exact:
@@ -222,7 +221,7 @@ def test_every_figure_is_exact_bounded_or_unknown(case: Case) -> None:
     check_contract(found, bucket.keys, prefix, bucket.calls, budget)
     if found.layout is not None:
         # a layout reported lists every key with an id (no shard count it did not see) ...
-        fits = {key for key in bucket.keys if key_time(found.layout, key) is not None}
+        fits = {key for key in bucket.keys if found.layout.split(key)[3] is None}
         assert set(ids) <= fits, (found.layout, len(set(ids) - fits))
         if found.config is not None:
             assert fits == set(ids)  # ... and a suggested one exactly those

@@ -14,7 +14,7 @@ from ulidkeys.errors import UlidkeysError
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, plan_listing
 from ulidkeys.planning.periods import DAY_MS, HOUR_MS
-from ulidkeys.survey.shapes import key_time
+from ulidkeys.survey.shapes import fitting_keys
 
 #: Standard deviations of a scaled count's range: 4.42 leaves about one chance in 100,000 that
 #: the truth lies outside it.
@@ -148,7 +148,7 @@ def window_cost(layout: KeyLayout, keys: Sequence[str], span_ms: int) -> WindowC
     layout's plan run on ``keys`` (every key of the prefix, in listing order): each chain reads
     its pages from its start until a page holds a key at or past its stop (S3 takes no end
     key), so the last page's keys past the window count too. None without fitting keys."""
-    times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
+    times = [ms for _key, ms in fitting_keys(layout, keys)]
     if not times:
         return None
     first, last = min(times), max(times) + 1

@@ -38,7 +38,7 @@ from ulidkeys.survey.counts import (
     window_cost,
 )
 from ulidkeys.survey.hints import deeper_note
-from ulidkeys.survey.shapes import Shape, key_time, read_shape, unplaced
+from ulidkeys.survey.shapes import Shape, fitting_keys, read_shape, unplaced
 from ulidkeys.survey.suggestions import layout_name, python_of, toml_of
 
 #: Share of the keys read that must fit the layout before its shards are taken to count the
@@ -159,7 +159,7 @@ def survey_program(
     notes = [read_note(stats, whole, len(keys), "keys")]
     if layout is None:
         return _unplaced(found, location, prefix, keys, whole, stats, notes)
-    times = [ms for key in keys if (ms := key_time(layout, key)) is not None]
+    times = [ms for _key, ms in fitting_keys(layout, keys)]
     if shape.unfit_ids:
         notes.append(
             f"{shape.unfit_ids:,} keys hold {layout.scheme.name} ids but do not fit this layout "
@@ -291,7 +291,7 @@ def _partly(
     # whole shards: each key is in them with probability done/shards, whatever its time
     fraction = len(done) / layout.shards
     at = len(layout.prefix)
-    in_done = [ms for key, ms in _fitting(layout, keys) if _shard_number(key, at) in done]
+    in_done = [ms for key, ms in fitting_keys(layout, keys) if _shard_number(key, at) in done]
     changes["keys"] = scaled_count(len(in_done), fraction, len(times))
     starts = bin_starts(oldest, newest + 1, BINS)
     everything = binned(times, oldest, newest + 1, BINS)
@@ -306,10 +306,6 @@ def _partly(
         f"range holds the truth with probability {changes['keys'].confidence:.3%}"
     )
     return updated(found, stats, notes=tuple(notes), **changes)
-
-
-def _fitting(layout: KeyLayout, keys: Sequence[str]) -> list[tuple[str, int]]:
-    return [(key, ms) for key in keys if (ms := key_time(layout, key)) is not None]
 
 
 def _shard_number(key: str, at: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ulidkeys.errors import UlidkeysError
@@ -303,10 +303,12 @@ def _holds_id(scheme: IdScheme, key: str) -> bool:
         return False
 
 
-def key_time(layout: KeyLayout, key: str) -> int | None:
-    """The real time of a key of the layout (None when it does not fit)."""
-    _id, _suffix, ms, reason = layout.split(key)
-    return None if reason is not None else ms
+def fitting_keys(layout: KeyLayout, keys: Iterable[str]) -> list[tuple[str, int]]:
+    """``(key, real time)`` of each of ``keys`` that fits the layout, in their order (the
+    engine's test of a listed key, :meth:`KeyLayout.locator`: a folder's text computed once,
+    not once a key)."""
+    locate = layout.locator()
+    return [(key, found[1]) for key in keys if (found := locate(key)) is not None]
 
 
 def canonical_scheme(text: str) -> str | None:
