@@ -3,17 +3,13 @@ moto run untraced under coverage, and the cyclic garbage collector tuned for a t
 
 from __future__ import annotations
 
-import functools
 import gc
-import sys
-from collections.abc import Callable
-from typing import Any
 
 import botocore.loaders
 import botocore.session
 import pytest
 from moto.core.botocore_stubber import BotocoreStubber
-from profiles import register
+from profiles import register, untraced
 
 register()
 
@@ -31,30 +27,12 @@ def _shared_data_loader(self: botocore.session.Session) -> None:
 botocore.session.Session._register_data_loader = _shared_data_loader  # type: ignore[method-assign]
 
 
-def _untraced(call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call`` run without the thread's trace function, which is restored after it: for code
-    that never runs the package's own (moto's), whose tracing costs time and measures nothing."""
-
-    @functools.wraps(call)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        tracer = sys.gettrace()
-        if tracer is None:
-            return call(*args, **kwargs)
-        sys.settrace(None)
-        try:
-            return call(*args, **kwargs)
-        finally:
-            sys.settrace(tracer)  # coverage's tracer takes itself back at the next call
-
-    return run
-
-
 #: In-process moto answers a request inside botocore's ``before-send`` event, in the thread
 #: that sent it: under test-all's coverage that is a traced thread (Python 3.11 slows every
 #: frame of it), though moto never runs the package's code. Untraced, the moto tests of every
 #: scheme took 39.2 s under coverage instead of 55.6 s (same seed; 18.2 s without coverage),
 #: with the same lines covered but for a few the threads' timing decides.
-BotocoreStubber.__call__ = _untraced(BotocoreStubber.__call__)  # type: ignore[method-assign]
+BotocoreStubber.__call__ = untraced(BotocoreStubber.__call__)  # type: ignore[method-assign]
 
 
 #: What tests set for boto3: fake credentials and a region, never a real account.

@@ -3,7 +3,6 @@ reply is lost (a read timeout after the write landed), so botocore's own retry r
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from botocore.exceptions import ReadTimeoutError
 from botocore.httpsession import URLLib3Session
 from moto.server import ThreadedMotoServer
+from profiles import untraced
 
 
 @contextmanager
@@ -25,13 +25,7 @@ def moto_server() -> Iterator[str]:
     server.start()
     wsgi = server._server  # werkzeug's threaded server: one thread a request
     assert wsgi is not None  # start() returns once it is made
-    handle = wsgi.process_request_thread
-
-    def untraced(request: Any, client_address: Any) -> None:
-        sys.settrace(None)
-        handle(request, client_address)
-
-    wsgi.process_request_thread = untraced  # type: ignore[method-assign]
+    wsgi.process_request_thread = untraced(wsgi.process_request_thread)  # type: ignore[method-assign]
     try:
         host, port = server.get_host_and_port()
         yield f"http://{host}:{port}"

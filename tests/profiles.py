@@ -1,5 +1,6 @@
-"""The suite's hypothesis profiles, how many examples a property test draws in each, and the
-slow cases that test-all runs without coverage's tracing.
+"""The suite's hypothesis profiles, how many examples a property test draws in each, and what
+test-all runs without coverage's tracing: the slow cases that repeat traced code, and the
+fakes' and moto's own code (:func:`untraced`).
 
 A property test that sets its own count writes the count CI draws, ``examples(n)``; the
 profile scales it: ``ci`` (``make test-all``, CI) draws ``n``, ``dev`` (``make test``, the loop
@@ -9,8 +10,12 @@ the profile's own ``max_examples``, which is the same share of CI's 60.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -55,3 +60,26 @@ def examples_in(profile: str, n: int) -> int:
     """The examples of ``n`` in CI that ``profile`` draws (at least 2, so that a dev run
     still tries more than its first draw)."""
     return max(2, math.ceil(n * SHARES[profile]))
+
+
+Call = TypeVar("Call", bound=Callable[..., Any])
+
+
+def untraced(call: Call) -> Call:
+    """``call`` run without the thread's trace function, which is restored after it: for code
+    that never runs the package's (moto's, the fakes' pages), whose tracing under test-all's
+    coverage costs time and measures nothing. Python 3.11 runs every frame of a thread that has
+    a trace function slower, traced file or not."""
+
+    @functools.wraps(call)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        tracer = sys.gettrace()
+        if tracer is None:
+            return call(*args, **kwargs)
+        sys.settrace(None)
+        try:
+            return call(*args, **kwargs)
+        finally:
+            sys.settrace(tracer)  # coverage's tracer takes itself back at the next call
+
+    return run  # type: ignore[return-value]
