@@ -14,7 +14,6 @@ from ulidkeys.errors import UlidkeysError
 from ulidkeys.planning.layout import KeyLayout
 from ulidkeys.planning.listings import MAX_KEYS, plan_listing
 from ulidkeys.planning.periods import DAY_MS, HOUR_MS
-from ulidkeys.survey.shapes import fitting_keys
 
 #: Standard deviations of a scaled count's range: 4.42 leaves about one chance in 100,000 that
 #: the truth lies outside it.
@@ -143,12 +142,14 @@ class WindowCost:
     full_keys: float
 
 
-def window_cost(layout: KeyLayout, keys: Sequence[str], span_ms: int) -> WindowCost | None:
-    """The cost of a ``span_ms`` window ending at four places in the keys' span, with the
-    layout's plan run on ``keys`` (every key of the prefix, in listing order): each chain reads
-    its pages from its start until a page holds a key at or past its stop (S3 takes no end
-    key), so the last page's keys past the window count too. None without fitting keys."""
-    times = [ms for _key, ms in fitting_keys(layout, keys)]
+def window_cost(
+    layout: KeyLayout, keys: Sequence[str], times: Sequence[int], span_ms: int
+) -> WindowCost | None:
+    """The cost of a ``span_ms`` window ending at four places in the keys' span (``times``:
+    those of the keys that fit the layout), with the layout's plan run on ``keys`` (every key of
+    the prefix, in listing order): each chain reads its pages from its start until a page holds
+    a key at or past its stop (S3 takes no end key), so the last page's keys past the window
+    count too. None without fitting keys."""
     if not times:
         return None
     first, last = min(times), max(times) + 1

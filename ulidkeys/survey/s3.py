@@ -159,7 +159,7 @@ def survey_program(
     notes = [read_note(stats, whole, len(keys), "keys")]
     if layout is None:
         return _unplaced(found, location, prefix, keys, whole, stats, notes)
-    times = [ms for _key, ms in fitting_keys(layout, keys)]
+    fitting = fitting_keys(layout, keys)
     if shape.unfit_ids:
         notes.append(
             f"{shape.unfit_ids:,} keys hold {layout.scheme.name} ids but do not fit this layout "
@@ -167,8 +167,8 @@ def survey_program(
             "them"
         )
     if whole:
-        return _exact(found, bucket, layout, keys, times, stats, notes)
-    return _partly(found, layout, keys, times, folders is not None, stats, notes)
+        return _exact(found, bucket, layout, keys, [ms for _key, ms in fitting], stats, notes)
+    return _partly(found, layout, keys, fitting, folders is not None, stats, notes)
 
 
 def _unplaced(
@@ -240,7 +240,7 @@ def _exact(
     costs = tuple(
         (name, cost)
         for name, width in WINDOWS.items()
-        if (cost := window_cost(layout, keys, width)) is not None
+        if (cost := window_cost(layout, keys, times, width)) is not None
     )
     suggest = not (found.shape and found.shape.unfit_ids)
     return updated(
@@ -258,12 +258,14 @@ def _partly(
     found: Survey,
     layout: KeyLayout,
     keys: list[str],
-    times: list[int],
+    fitting: list[tuple[str, int]],
     shards_known: bool,
     stats: Stats,
     notes: list[str],
 ) -> Survey:
-    """A prefix read from its first key, not to its last: what the keys read bound."""
+    """A prefix read from its first key, not to its last: what the keys read bound
+    (``fitting``: those that fit the layout, with their times)."""
+    times = [ms for _key, ms in fitting]
     if not times:
         notes.append("no key read fits the layout yet: how many do is unknown")
         return updated(found, stats, notes=tuple(notes))
@@ -291,7 +293,7 @@ def _partly(
     # whole shards: each key is in them with probability done/shards, whatever its time
     fraction = len(done) / layout.shards
     at = len(layout.prefix)
-    in_done = [ms for key, ms in fitting_keys(layout, keys) if _shard_number(key, at) in done]
+    in_done = [ms for key, ms in fitting if _shard_number(key, at) in done]
     changes["keys"] = scaled_count(len(in_done), fraction, len(times))
     starts = bin_starts(oldest, newest + 1, BINS)
     everything = binned(times, oldest, newest + 1, BINS)
